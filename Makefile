@@ -1,0 +1,17 @@
+# One task runner; CI runs the same test command as the README (.ci/run).
+.PHONY: lint typecheck test bench check
+
+lint:
+	ruff check src tests benchmarks
+	ruff format --check src tests benchmarks
+
+typecheck:
+	mypy
+
+test:
+	python -m pytest -q
+
+bench:
+	python benchmarks/local_decode.py
+
+check: lint typecheck test

@@ -1,0 +1,211 @@
+"""Typer app: argument parsing and rendering only; the work happens in the layers below.
+
+Errors reach the user as one clear sentence at this edge, never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+from decimal import Decimal
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from sweepbench.calls import Call
+from sweepbench.errors import ProviderError, SweepbenchError, UserError
+from sweepbench.models import ModelInfo, Request, TextDelta, listed_models, resolve
+from sweepbench.models.registry import provider_status, providers
+from sweepbench.money.prices import Price, format_usd, price_for
+from sweepbench.store import Store
+
+app = typer.Typer(
+    name="sweepbench",
+    help="What do you give up by turning the knob down? Sweeps and benchmarks for LLMs.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+err = Console(stderr=True)
+out = Console()
+
+
+def _price_text(value: Decimal | None) -> str:
+    return "–" if value is None else f"${value.normalize():f}"
+
+
+def _model_row(info: ModelInfo, available: dict[str, bool]) -> dict[str, Any]:
+    price: Price | None = price_for(info)
+    return {
+        "id": info.id,
+        "label": info.label,
+        "provider": info.provider,
+        "available": available.get(info.provider, False),
+        "effort_levels": info.supported_efforts() if info.effort_capable else [],
+        "default_effort": info.default_effort,
+        "max_output_tokens": info.max_output_tokens,
+        "price_in_per_mtok": None if price is None else str(price.input),
+        "price_out_per_mtok": None if price is None else str(price.output),
+        "price_source": "no price on file" if price is None else price.source,
+    }
+
+
+@app.command()
+def models(
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON array, for scripts.")] = False,
+    refresh: Annotated[
+        bool, typer.Option("--refresh", help="Fetch OpenRouter's catalogue now.")
+    ] = False,
+) -> None:
+    """Every known model: provider, available now, effort levels, limits and prices."""
+    statuses = {name: provider_status(name) for name in providers()}
+    available = {name: status.available for name, status in statuses.items()}
+    rows = [_model_row(info, available) for info in listed_models(refresh=refresh)]
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    table = Table(title="Models", show_lines=False)
+    for column in ("id", "available", "effort", "max out", "$ in / 1M", "$ out / 1M", "source"):
+        table.add_column(column, justify="right" if column.startswith(("$", "max")) else "left")
+    for row in rows:
+        table.add_row(
+            row["id"],
+            "yes" if row["available"] else "no",
+            ", ".join(row["effort_levels"]) or "–",
+            f"{row['max_output_tokens']:,}" if row["max_output_tokens"] else "–",
+            "–" if row["price_in_per_mtok"] is None else f"${row['price_in_per_mtok']}",
+            "–" if row["price_out_per_mtok"] is None else f"${row['price_out_per_mtok']}",
+            row["price_source"],
+        )
+    out.print(table)
+    missing = [s for s in statuses.values() if not s.available]
+    for status in missing:
+        err.print(f"[dim]{status.name}: unavailable — {status.reason}[/dim]")
+
+
+@app.command()
+def generate(
+    model: Annotated[str, typer.Argument(help="provider/model, e.g. local/smollm2-135m")],
+    prompt: Annotated[str, typer.Argument(help="What to ask.")],
+    system: Annotated[str | None, typer.Option("--system", help="System prompt.")] = None,
+    max_tokens: Annotated[int | None, typer.Option("--max-tokens", help="Output budget.")] = None,
+    effort: Annotated[
+        str | None, typer.Option("--effort", help="none, low, medium, high, xhigh, max")
+    ] = None,
+    temperature: Annotated[float | None, typer.Option("--temperature")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object at the end.")] = (
+        False
+    ),
+) -> None:
+    """Stream one answer to the terminal; end with tokens, cost, stop reason and timings.
+
+    Ctrl-C stops generation and still prints what was produced."""
+    request = Request.simple(
+        model,
+        prompt,
+        system=system,
+        max_tokens=max_tokens,
+        effort=effort,
+        temperature=temperature,
+    )
+    adapter = resolve(model)
+    with Store.open() as store:
+        call = Call(adapter, request, store)
+
+        def show(event: object) -> None:
+            if not as_json and isinstance(event, TextDelta):
+                sys.stdout.write(event.text)
+                sys.stdout.flush()
+
+        async def main() -> None:
+            loop = asyncio.get_running_loop()
+            loop.add_signal_handler(signal.SIGINT, call.cancel)
+            try:
+                await call.run(show)
+            finally:
+                loop.remove_signal_handler(signal.SIGINT)
+                await adapter.aclose()
+
+        asyncio.run(main())
+    result = call.result
+    usage = result.usage
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {
+                    "model": result.model,
+                    "text": result.text,
+                    "stop_reason": result.stop_reason,
+                    "usage": {
+                        "input_tokens": usage.input_tokens,
+                        "output_tokens": usage.output_tokens,
+                        "reasoning_tokens": usage.reasoning_tokens,
+                        "cache_read_tokens": usage.cache_read_tokens,
+                    },
+                    "cost_usd": None if call.cost_usd is None else str(call.cost_usd),
+                    "price_source": call.price_source,
+                    "ttft_s": result.ttft_s,
+                    "wall_s": round(result.wall_s, 4),
+                    "error": str(result.error) if result.error else None,
+                    "call_id": call.call_id,
+                },
+                ensure_ascii=False,
+            )
+        )
+    else:
+        if result.text and not result.text.endswith("\n"):
+            sys.stdout.write("\n")
+        ttft = "–" if result.ttft_s is None else f"{result.ttft_s:.2f} s"
+        reasoning = f" (reasoning {usage.reasoning_tokens:,})" if usage.reasoning_tokens else ""
+        truncated = (
+            f" · TRUNCATED at {usage.output_tokens:,} tokens"
+            if result.stop_reason == "max_tokens"
+            else ""
+        )
+        err.print(
+            f"[dim]tokens in {usage.input_tokens:,} · out {usage.output_tokens:,}{reasoning} · "
+            f"cost {format_usd(call.cost_usd)} · stop {result.stop_reason}{truncated} · "
+            f"first token {ttft} · wall {result.wall_s:.2f} s[/dim]"
+        )
+    if result.error is not None:
+        err.print(f"[red]error:[/red] {result.error}")
+        raise typer.Exit(1)
+    if result.stop_reason == "cancelled":
+        raise typer.Exit(130)
+
+
+@app.command()
+def keys() -> None:
+    """Which providers are usable now; for OpenRouter, the free key check (valid? credit?)."""
+    from sweepbench.models.openrouter import check_key
+
+    for name in providers():
+        status = provider_status(name)
+        mark = "[green]ready[/green]" if status.available else f"[yellow]{status.reason}[/yellow]"
+        out.print(f"{name:<12} {mark}")
+    if provider_status("openrouter").available:
+        key = check_key()
+        if not key.valid:
+            out.print(f"openrouter key: [red]rejected[/red] ({key.message})")
+        else:
+            left = "unlimited" if key.limit is None else format_usd(key.limit_remaining)
+            out.print(f"openrouter key: valid · used {format_usd(key.usage)} · left {left}")
+
+
+def main() -> None:
+    """Console-script entry point: run the app, turning our errors into one sentence."""
+    try:
+        app()
+    except UserError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise SystemExit(2) from None
+    except ProviderError as exc:
+        err.print(f"[red]provider error:[/red] {exc}")
+        raise SystemExit(1) from None
+    except SweepbenchError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise SystemExit(1) from None

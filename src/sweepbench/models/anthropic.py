@@ -1,0 +1,159 @@
+"""Anthropic Messages API through the official ``anthropic`` SDK.
+
+Effort maps to ``output_config.effort`` with adaptive thinking, so the model decides how much to
+think at the level asked for; "none" sends neither (the model answers without thinking).
+Thinking tokens count toward ``max_tokens``, exactly as the API documents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from sweepbench.errors import ErrorKind, ProviderError, UserError
+from sweepbench.models.base import (
+    Event,
+    Finish,
+    Model,
+    ReasoningDelta,
+    Request,
+    StopReason,
+    TextDelta,
+    Usage,
+    UsageEvent,
+)
+from sweepbench.models.catalog import ModelInfo
+from sweepbench.models.http_errors import classify, retry_after
+from sweepbench.settings import base_url_override, key_hint, provider_key
+
+if TYPE_CHECKING:
+    import anthropic
+
+STOP_REASONS: dict[str, StopReason] = {
+    "end_turn": "end",
+    "stop_sequence": "end",
+    "tool_use": "end",
+    "pause_turn": "end",
+    "max_tokens": "max_tokens",
+    "model_context_window_exceeded": "max_tokens",
+    "refusal": "refusal",
+}
+
+
+class AnthropicModel(Model):
+    """``anthropic/<model>`` — streaming Messages API."""
+
+    provider = "anthropic"
+
+    def __init__(self, info: ModelInfo) -> None:
+        super().__init__(info)
+        self._client: anthropic.AsyncAnthropic | None = None
+
+    def client(self) -> anthropic.AsyncAnthropic:
+        """The SDK client, made on first use with the key read now (never at import)."""
+        if self._client is None:
+            import anthropic
+
+            key = provider_key(self.provider)
+            if not key:
+                raise UserError(f"no Anthropic key: {key_hint(self.provider)}")
+            self._client = anthropic.AsyncAnthropic(
+                api_key=key, base_url=base_url_override(self.provider), max_retries=0
+            )
+        return self._client
+
+    def params(self, request: Request, effort: str | None) -> dict[str, Any]:
+        """The keyword arguments of ``messages.create``."""
+        settings = request.settings
+        params: dict[str, Any] = {
+            "model": self.name,
+            "max_tokens": self.max_tokens(request),
+            "messages": [{"role": m.role, "content": m.content} for m in request.turns],
+        }
+        if request.system:
+            params["system"] = request.system
+        output_config: dict[str, Any] = {}
+        if effort:
+            output_config["effort"] = effort
+            params["thinking"] = {"type": "adaptive"}
+        if settings.response_format:
+            output_config["format"] = {"type": "json_schema", "schema": settings.response_format}
+        if output_config:
+            params["output_config"] = output_config
+        if settings.temperature is not None and not effort:
+            # The SDK no longer types `temperature`; the API still takes it without thinking.
+            params["extra_body"] = {"temperature": settings.temperature}
+        return params
+
+    async def _stream(self, request: Request, effort: str | None) -> AsyncIterator[Event]:
+        stream = await self.client().messages.create(stream=True, **self.params(request, effort))
+        usage = Usage()
+        reason: str | None = None
+        try:
+            async for event in stream:
+                if event.type == "message_start":
+                    usage = _usage(event.message.usage, usage)
+                elif event.type == "content_block_delta":
+                    delta = event.delta
+                    if delta.type == "text_delta":
+                        yield TextDelta(delta.text)
+                    elif delta.type == "thinking_delta":
+                        yield ReasoningDelta(delta.thinking)
+                elif event.type == "message_delta":
+                    usage = _usage(event.usage, usage)
+                    reason = event.delta.stop_reason or reason
+                    yield UsageEvent(usage)
+                elif event.type == "message_stop":
+                    yield Finish(STOP_REASONS.get(reason or "", "end"), provider_reason=reason)
+                    return
+        finally:
+            await stream.close()  # closes the HTTP response: generation and billing stop
+
+    def translate_error(self, exc: Exception) -> ProviderError | None:
+        import anthropic
+
+        if isinstance(exc, anthropic.APIStatusError):
+            body = exc.body if isinstance(exc.body, dict) else {}
+            error = body.get("error", body) if isinstance(body, dict) else {}
+            message = str(error.get("message") or exc.message)
+            code = str(error.get("type") or "")
+            headers = dict(exc.response.headers) if exc.response is not None else {}
+            return ProviderError(
+                message,
+                kind=classify(exc.status_code, message, code),
+                provider=self.provider,
+                status=exc.status_code,
+                retry_after=retry_after(headers),
+            )
+        if isinstance(exc, anthropic.APIConnectionError):
+            return ProviderError(
+                f"connection failed: {exc}", kind=ErrorKind.RETRYABLE, provider=self.provider
+            )
+        return None
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+
+def _usage(raw: Any, old: Usage) -> Usage:
+    """Fold an SDK usage object into ours. Anthropic's ``input_tokens`` excludes cached
+    tokens; ours is the whole prompt, so cache reads and writes are added back."""
+    cache_read = getattr(raw, "cache_read_input_tokens", None)
+    cache_write = getattr(raw, "cache_creation_input_tokens", None)
+    base_input = getattr(raw, "input_tokens", None)
+    details = getattr(raw, "output_tokens_details", None)
+    thinking = getattr(details, "thinking_tokens", None) if details is not None else None
+    read = old.cache_read_tokens if cache_read is None else cache_read
+    write = old.cache_write_tokens if cache_write is None else cache_write
+    uncached = old.input_tokens - old.cache_read_tokens - old.cache_write_tokens
+    if base_input is not None:
+        uncached = base_input
+    return Usage(
+        input_tokens=uncached + read + write,
+        output_tokens=getattr(raw, "output_tokens", None) or old.output_tokens,
+        reasoning_tokens=old.reasoning_tokens if thinking is None else thinking,
+        cache_read_tokens=read,
+        cache_write_tokens=write,
+    )

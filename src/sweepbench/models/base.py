@@ -1,0 +1,264 @@
+"""The one contract every model adapter speaks.
+
+A call is a :class:`Request`; an adapter turns it into a stream of typed events that ends with
+exactly one :class:`Finish`. Provider failures do not escape the stream as exceptions: they end
+it with ``Finish(stop_reason="error", error=ProviderError(...))`` so that a failure is data (the
+runner decides whether to retry from ``error.kind``). Closing the stream early (``aclose()``, or
+cancelling the task that iterates it) closes the provider connection, so generation and billing
+stop.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from typing import Any, Literal
+
+from sweepbench.errors import ErrorKind, ProviderError, UserError
+from sweepbench.models.catalog import ModelInfo
+
+StopReason = Literal["end", "max_tokens", "refusal", "error", "cancelled"]
+Role = Literal["system", "user", "assistant"]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One chat message."""
+
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True)
+class GenerateSettings:
+    """Knobs of one call. ``None`` means the model's default."""
+
+    max_tokens: int | None = None
+    """Output budget (reasoning and answer together)."""
+    effort: str | None = None
+    """Requested effort (``none, low, medium, high, xhigh, max``); resolved by the catalogue."""
+    temperature: float | None = None
+    response_format: dict[str, Any] | None = None
+    """A JSON schema the answer must follow (structured output / llama.cpp grammar)."""
+    prompt_version: str | None = None
+    """Which version of the product's own prompt built the messages (recorded, not sent)."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """A call: which model, what to say, with which settings."""
+
+    model: str
+    messages: tuple[Message, ...]
+    settings: GenerateSettings = field(default_factory=GenerateSettings)
+
+    @classmethod
+    def simple(
+        cls, model: str, prompt: str, *, system: str | None = None, **settings: Any
+    ) -> Request:
+        """A one-turn request with an optional system prompt."""
+        messages = ((Message("system", system),) if system else ()) + (Message("user", prompt),)
+        return cls(model, messages, GenerateSettings(**settings))
+
+    @property
+    def system(self) -> str | None:
+        """The system prompts joined, or None."""
+        parts = [m.content for m in self.messages if m.role == "system"]
+        return "\n\n".join(parts) if parts else None
+
+    @property
+    def turns(self) -> list[Message]:
+        """The messages without the system prompt."""
+        return [m for m in self.messages if m.role != "system"]
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens a call used. ``output_tokens`` includes reasoning tokens (that is how they bill)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost_usd: Decimal | None = None
+    """The cost the provider itself reported (OpenRouter does), if any."""
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """A piece of the answer."""
+
+    text: str
+    kind: Literal["text"] = "text"
+
+
+@dataclass(frozen=True)
+class ReasoningDelta:
+    """A piece of visible reasoning (thinking summary) where the provider streams it."""
+
+    text: str
+    kind: Literal["reasoning"] = "reasoning"
+
+
+@dataclass(frozen=True)
+class UsageEvent:
+    """Token usage so far; the last one of a stream is the call's total."""
+
+    usage: Usage
+    kind: Literal["usage"] = "usage"
+
+
+@dataclass(frozen=True)
+class Finish:
+    """The end of a stream, always exactly one, always last."""
+
+    stop_reason: StopReason
+    error: ProviderError | None = None
+    provider_reason: str | None = None
+    """The provider's own word for why it stopped (``end_turn``, ``length``, …)."""
+    kind: Literal["finish"] = "finish"
+
+
+Event = TextDelta | ReasoningDelta | UsageEvent | Finish
+
+
+class Model(ABC):
+    """An adapter: knows one wire API. Subclasses implement :meth:`_stream` and
+    :meth:`translate_error`; everything else has a safe default."""
+
+    provider: str = ""
+
+    def __init__(self, info: ModelInfo) -> None:
+        self.info = info
+
+    @property
+    def id(self) -> str:
+        """The full ``provider/model`` id."""
+        return self.info.id
+
+    @property
+    def name(self) -> str:
+        """The model's name at its provider (the id without ``provider/``)."""
+        return self.info.name
+
+    @abstractmethod
+    def _stream(self, request: Request, effort: str | None) -> AsyncIterator[Event]:
+        """Yield text/reasoning/usage events and finally one Finish; may raise SDK errors.
+
+        ``effort`` is the resolved level to send, or None to send nothing."""
+
+    def translate_error(self, exc: Exception) -> ProviderError | None:
+        """Turn an SDK exception into a ProviderError; None means "not a provider error"."""
+        return None
+
+    def check(self, request: Request) -> str | None:
+        """Validate settings before any network traffic; returns the effort to send.
+
+        Raises UserError for settings this model cannot honour."""
+        settings = request.settings
+        effort = self.info.resolve_effort(settings.effort)
+        if settings.max_tokens is not None:
+            if settings.max_tokens < 1:
+                raise UserError(f"max_tokens must be at least 1, got {settings.max_tokens}")
+            limit = self.info.max_output_tokens
+            if limit and settings.max_tokens > limit:
+                raise UserError(
+                    f"{self.id} accepts at most {limit:,} output tokens; "
+                    f"asked for {settings.max_tokens:,}"
+                )
+        if not request.turns:
+            raise UserError("the request has no user message")
+        return effort
+
+    def max_tokens(self, request: Request) -> int:
+        """The output budget to send: the request's or the catalogue default."""
+        return request.settings.max_tokens or self.info.default_max_tokens
+
+    async def stream(self, request: Request) -> AsyncGenerator[Event, None]:
+        """Stream a call. Ends with exactly one Finish; provider failures become
+        ``Finish("error")``. Raises UserError (before any traffic) for bad settings."""
+        effort = self.check(request)
+        finished = False
+        try:
+            async for event in self._stream(request, effort):
+                if isinstance(event, Finish):
+                    finished = True
+                yield event
+                if finished:
+                    return
+        except Exception as exc:  # translated once, here, for every adapter
+            error = self.translate_error(exc) if not isinstance(exc, ProviderError) else exc
+            if error is None:
+                raise
+            yield Finish("error", error=error)
+            return
+        if not finished:
+            yield Finish(
+                "error",
+                error=ProviderError(
+                    "the stream ended without a finish event",
+                    kind=ErrorKind.RETRYABLE,
+                    provider=self.provider,
+                ),
+            )
+
+    async def aclose(self) -> None:  # noqa: B027 - a hook with a safe default, not abstract
+        """Release clients and connections held by the adapter."""
+
+
+@dataclass
+class Result:
+    """What a finished (or stopped) call produced."""
+
+    model: str
+    text: str = ""
+    reasoning: str = ""
+    usage: Usage = field(default_factory=Usage)
+    stop_reason: StopReason = "end"
+    error: ProviderError | None = None
+    provider_reason: str | None = None
+    ttft_s: float | None = None
+    wall_s: float = 0.0
+
+    def add(self, event: Event, started: float) -> None:
+        """Fold one event into the result (``started`` is the ``perf_counter`` at the call)."""
+        if isinstance(event, TextDelta | ReasoningDelta):
+            if self.ttft_s is None and event.text:
+                self.ttft_s = time.perf_counter() - started
+            if isinstance(event, TextDelta):
+                self.text += event.text
+            else:
+                self.reasoning += event.text
+        elif isinstance(event, UsageEvent):
+            self.usage = event.usage
+        else:
+            self.stop_reason = event.stop_reason
+            self.error = event.error
+            self.provider_reason = event.provider_reason
+
+
+async def collect(model: Model, request: Request) -> Result:
+    """Run a call to the end and gather its result (no streaming to the caller)."""
+    result = Result(model.id)
+    started = time.perf_counter()
+    async for event in model.stream(request):
+        result.add(event, started)
+    result.wall_s = time.perf_counter() - started
+    return result
+
+
+def merge_usage(old: Usage, **changes: Any) -> Usage:
+    """A copy of ``old`` with the non-None changes applied."""
+    return replace(old, **{k: v for k, v in changes.items() if v is not None})
+
+
+def last_user_text(messages: Sequence[Message]) -> str:
+    """The content of the last user message (for models that echo)."""
+    for message in reversed(messages):
+        if message.role == "user":
+            return message.content
+    return ""

@@ -1,0 +1,156 @@
+"""Capability facts of known models: effort levels, output limits, context window.
+
+Callers ask the catalogue, never ``model.startswith(...)``. Prices live in
+:mod:`sweepbench.money.prices`; a per-model price override is carried here as data.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from sweepbench.errors import UserError
+from sweepbench.settings import home
+
+EFFORT_LEVELS: tuple[str, ...] = ("none", "low", "medium", "high", "xhigh", "max")
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What sweepbench knows about one model."""
+
+    provider: str
+    name: str
+    label: str = ""
+    effort_levels: tuple[str, ...] = ()
+    """Accepted levels besides "none"; empty means the model rejects the effort parameter."""
+    default_effort: str | None = None
+    default_max_tokens: int = 4096
+    max_output_tokens: int | None = None
+    context_window: int | None = None
+    price_in: Decimal | None = None
+    """Operator override, USD per 1M input tokens (else genai-prices / OpenRouter)."""
+    price_out: Decimal | None = None
+    gguf_path: Path | None = None
+    """Local models: the weights file (resolved lazily for packaged ones)."""
+    gguf_package: str | None = None
+    gguf_file: str | None = None
+    known: bool = True
+    """False for a model id the catalogue has no entry for (facts are guesses)."""
+
+    @property
+    def id(self) -> str:
+        """The ``provider/name`` id."""
+        return f"{self.provider}/{self.name}"
+
+    @property
+    def effort_capable(self) -> bool:
+        """Whether the model accepts an effort setting at all."""
+        return bool(self.effort_levels)
+
+    def supported_efforts(self) -> list[str]:
+        """``["none"]`` for models without effort, else "none" plus the accepted levels."""
+        return ["none", *self.effort_levels]
+
+    def resolve_effort(self, requested: str | None, *, strict: bool = True) -> str | None:
+        """The effort to send, or None to send nothing.
+
+        Empty → the model's default. "none" → nothing. A level the model rejects raises a
+        UserError when ``strict``, else is ignored (nothing sent)."""
+        if requested is None or requested == "":
+            return self.default_effort
+        level = requested.strip().lower()
+        if level not in EFFORT_LEVELS:
+            raise UserError(f"unknown effort {requested!r}; levels are {', '.join(EFFORT_LEVELS)}")
+        if level == "none":
+            return None
+        if not self.effort_capable:
+            if strict:
+                raise UserError(f"{self.id} does not accept an effort setting")
+            return None
+        if level not in self.effort_levels:
+            if strict:
+                raise UserError(
+                    f"{self.id} does not accept effort {level!r}; "
+                    f"it accepts {', '.join(self.supported_efforts())}"
+                )
+            return None
+        return level
+
+
+def _info_from_table(provider: str, name: str, spec: dict[str, Any]) -> ModelInfo:
+    def dec(key: str) -> Decimal | None:
+        value = spec.get(key)
+        return None if value is None else Decimal(str(value))
+
+    gguf = spec.get("gguf_path")
+    return ModelInfo(
+        provider=provider,
+        name=name,
+        label=str(spec.get("label", name)),
+        effort_levels=tuple(str(level) for level in spec.get("effort_levels", ())),
+        default_effort=spec.get("default_effort"),
+        default_max_tokens=int(spec.get("default_max_tokens", 4096)),
+        max_output_tokens=spec.get("max_output_tokens"),
+        context_window=spec.get("context_window"),
+        price_in=dec("price_in"),
+        price_out=dec("price_out"),
+        gguf_path=Path(gguf).expanduser() if gguf else None,
+        gguf_package=spec.get("gguf_package"),
+        gguf_file=spec.get("gguf_file"),
+    )
+
+
+def _read_tables(data: dict[str, Any], where: str) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for provider, models in data.items():
+        if not isinstance(models, dict):
+            raise UserError(f"{where}: [{provider}] must be a table of models")
+        for name, spec in models.items():
+            if not isinstance(spec, dict):
+                raise UserError(f"{where}: [{provider}.{name}] must be a table")
+            out[f"{provider}/{name}"] = dict(spec)
+    return out
+
+
+@cache
+def _builtin_tables() -> dict[str, dict[str, Any]]:
+    text = resources.files("sweepbench.models").joinpath("known_models.toml").read_text("utf-8")
+    return _read_tables(tomllib.loads(text), "known_models.toml")
+
+
+def _operator_tables() -> dict[str, dict[str, Any]]:
+    path = home() / "models.toml"
+    if not path.is_file():
+        return {}
+    try:
+        return _read_tables(tomllib.loads(path.read_text("utf-8")), str(path))
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{path} is not valid TOML: {exc}") from exc
+
+
+def known_models() -> dict[str, ModelInfo]:
+    """Every catalogued model by id: the built-in table with the operator's file on top."""
+    tables = {k: dict(v) for k, v in _builtin_tables().items()}
+    for model_id, spec in _operator_tables().items():
+        tables.setdefault(model_id, {}).update(spec)
+    result = {}
+    for model_id, spec in tables.items():
+        provider, name = model_id.split("/", 1)
+        result[model_id] = _info_from_table(provider, name, spec)
+    return result
+
+
+def lookup(provider: str, name: str) -> ModelInfo | None:
+    """The catalogue entry for ``provider/name``, or None."""
+    return known_models().get(f"{provider}/{name}")
+
+
+def info_from_table(provider: str, name: str, spec: dict[str, Any]) -> ModelInfo:
+    """Build a ModelInfo from a table of the catalogue's shape (used for discovered models)."""
+    return _info_from_table(provider, name, spec)

@@ -1,0 +1,215 @@
+"""OpenRouter: the Chat Completions adapter plus OpenRouter's own facts.
+
+* its model catalogue (``GET /api/v1/models``: prices, context, supported parameters), cached
+  on disk with a TTL and used from the cache when offline;
+* the free key check (``GET /api/v1/key``: valid? credit left?);
+* the ``usage.cost`` it returns with every completion (the charged figure, preferred over our
+  own estimate).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from sweepbench.errors import ErrorKind, ProviderError
+from sweepbench.models.catalog import ModelInfo
+from sweepbench.models.openai import ChatCompletionsModel
+from sweepbench.settings import base_url_override, home, provider_key
+
+BASE_URL = "https://openrouter.ai/api/v1"
+DEFAULT_TTL_S = 24 * 3600.0
+#: OpenRouter normalises reasoning effort across vendors to these levels.
+EFFORT_LEVELS = ("low", "medium", "high")
+
+
+def base_url() -> str:
+    """OpenRouter's API root (``SWEEPBENCH_OPENROUTER_BASE_URL`` overrides, e.g. in tests)."""
+    return (base_url_override("openrouter") or BASE_URL).rstrip("/")
+
+
+class OpenRouterModel(ChatCompletionsModel):
+    """``openrouter/<vendor>/<model>``."""
+
+    provider = "openrouter"
+    default_base_url = BASE_URL
+
+    def effort_params(self, effort: str) -> dict[str, Any]:
+        # OpenRouter's unified reasoning parameter (it translates per upstream vendor).
+        return {"extra_body": {"reasoning": {"effort": effort}}}
+
+
+@dataclass(frozen=True)
+class CatalogueEntry:
+    """One model of OpenRouter's catalogue."""
+
+    id: str
+    name: str
+    context_length: int | None
+    max_completion_tokens: int | None
+    price_in: Decimal | None
+    """USD per 1M input tokens."""
+    price_out: Decimal | None
+    supported_parameters: tuple[str, ...]
+
+    def info(self) -> ModelInfo:
+        """The entry as a catalogue ModelInfo."""
+        reasoning = "reasoning" in self.supported_parameters
+        return ModelInfo(
+            provider="openrouter",
+            name=self.id,
+            label=self.name,
+            effort_levels=EFFORT_LEVELS if reasoning else (),
+            default_max_tokens=min(self.max_completion_tokens or 4096, 16000),
+            max_output_tokens=self.max_completion_tokens,
+            context_window=self.context_length,
+        )
+
+
+def _per_million(value: Any) -> Decimal | None:
+    try:
+        price = Decimal(str(value))
+    except (ArithmeticError, ValueError):
+        return None
+    return None if price < 0 else price * 1_000_000  # "-1" marks a variable price
+
+
+def parse_catalogue(payload: dict[str, Any]) -> dict[str, CatalogueEntry]:
+    """Entries by id from the ``/models`` JSON; rows without an id are skipped."""
+    entries: dict[str, CatalogueEntry] = {}
+    for row in payload.get("data", []):
+        if not isinstance(row, dict) or not row.get("id"):
+            continue
+        pricing = row.get("pricing") or {}
+        top = row.get("top_provider") or {}
+        entries[row["id"]] = CatalogueEntry(
+            id=str(row["id"]),
+            name=str(row.get("name") or row["id"]),
+            context_length=row.get("context_length") or top.get("context_length"),
+            max_completion_tokens=top.get("max_completion_tokens"),
+            price_in=_per_million(pricing.get("prompt")),
+            price_out=_per_million(pricing.get("completion")),
+            supported_parameters=tuple(row.get("supported_parameters") or ()),
+        )
+    return entries
+
+
+def cache_file() -> Path:
+    """Where the catalogue is cached."""
+    return home() / "cache" / "openrouter-models.json"
+
+
+def ttl_s() -> float:
+    """Cache lifetime: ``SWEEPBENCH_OPENROUTER_TTL`` seconds, default a day."""
+    return float(os.environ.get("SWEEPBENCH_OPENROUTER_TTL", DEFAULT_TTL_S))
+
+
+def _read_cache() -> tuple[float, dict[str, Any]] | None:
+    path = cache_file()
+    try:
+        data = json.loads(path.read_text("utf-8"))
+        return float(data["fetched_at"]), dict(data["payload"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def catalogue(*, refresh: bool = False, offline: bool = False) -> dict[str, CatalogueEntry]:
+    """OpenRouter's catalogue: from the disk cache while fresh, else fetched (and cached).
+
+    When the fetch fails, a stale cache is used; with no cache either, the result is empty.
+    ``offline`` never touches the network."""
+    cached = _read_cache()
+    fresh = cached is not None and time.time() - cached[0] < ttl_s()
+    if cached is not None and (offline or (fresh and not refresh)):
+        return parse_catalogue(cached[1])
+    if offline:
+        return {}
+    try:
+        payload = _get_json("/models", key=None)
+    except ProviderError:
+        return parse_catalogue(cached[1]) if cached else {}
+    path = cache_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"fetched_at": time.time(), "payload": payload}), "utf-8")
+    tmp.replace(path)  # atomic: a reader never sees half a file
+    return parse_catalogue(payload)
+
+
+@dataclass(frozen=True)
+class KeyStatus:
+    """What ``/api/v1/key`` says about a key (the check itself is free)."""
+
+    valid: bool
+    label: str | None = None
+    limit: Decimal | None = None
+    limit_remaining: Decimal | None = None
+    usage: Decimal | None = None
+    is_free_tier: bool | None = None
+    message: str | None = None
+
+
+def check_key(key: str | None = None) -> KeyStatus:
+    """Is the key valid, and how much credit is left? Never raises for a bad key."""
+    key = key or provider_key("openrouter")
+    if not key:
+        return KeyStatus(valid=False, message="no key: set OPENROUTER_API_KEY")
+    try:
+        data = _get_json("/key", key=key).get("data") or {}
+    except ProviderError as exc:
+        if exc.kind in (ErrorKind.AUTH, ErrorKind.NOT_FOUND):
+            return KeyStatus(valid=False, message=str(exc))
+        raise
+
+    def dec(name: str) -> Decimal | None:
+        value = data.get(name)
+        return None if value is None else Decimal(str(value))
+
+    return KeyStatus(
+        valid=True,
+        label=data.get("label"),
+        limit=dec("limit"),
+        limit_remaining=dec("limit_remaining"),
+        usage=dec("usage"),
+        is_free_tier=data.get("is_free_tier"),
+    )
+
+
+def _get_json(path: str, *, key: str | None) -> dict[str, Any]:
+    import httpx2
+
+    from sweepbench.models.http_errors import classify, retry_after
+
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    try:
+        response = httpx2.get(base_url() + path, headers=headers, timeout=15.0)
+    except httpx2.HTTPError as exc:
+        raise ProviderError(
+            f"could not reach OpenRouter: {exc}", kind=ErrorKind.RETRYABLE, provider="openrouter"
+        ) from exc
+    if response.status_code >= 400:
+        try:
+            message = str(response.json().get("error", {}).get("message", response.text))
+        except ValueError:
+            message = response.text[:200]
+        raise ProviderError(
+            message,
+            kind=classify(response.status_code, message),
+            provider="openrouter",
+            status=response.status_code,
+            retry_after=retry_after(dict(response.headers)),
+        )
+    try:
+        payload = response.json()
+    except ValueError as exc:
+        raise ProviderError(
+            f"OpenRouter {path} did not return JSON",
+            kind=ErrorKind.RETRYABLE,
+            provider="openrouter",
+        ) from exc
+    return payload if isinstance(payload, dict) else {}

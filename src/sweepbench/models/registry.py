@@ -1,0 +1,159 @@
+"""``provider/model`` ids → adapters, and which providers are usable now."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from sweepbench.errors import UserError
+from sweepbench.models.base import Model
+from sweepbench.models.catalog import ModelInfo, info_from_table, known_models, lookup
+from sweepbench.settings import EndpointConfig, load_config, provider_key
+
+#: Providers sweepbench ships adapters for, in the order they are listed.
+BUILTIN_PROVIDERS = ("anthropic", "openai", "openrouter", "compatible", "local", "scripted")
+KEYED_PROVIDERS = ("anthropic", "openai", "openrouter")
+
+
+@dataclass(frozen=True)
+class ProviderStatus:
+    """Whether a provider can be called now, and why not."""
+
+    name: str
+    available: bool
+    reason: str = ""
+
+
+def endpoints() -> dict[str, EndpointConfig]:
+    """Configured OpenAI-compatible endpoints by provider name (env ``compatible`` included)."""
+    from sweepbench.models.compatible import env_endpoint
+
+    found = dict(load_config().endpoints)
+    env = env_endpoint()
+    if env is not None:
+        found["compatible"] = env
+    return found
+
+
+def providers() -> list[str]:
+    """Every provider name an id may start with."""
+    return [*BUILTIN_PROVIDERS, *(n for n in endpoints() if n not in BUILTIN_PROVIDERS)]
+
+
+def provider_status(provider: str) -> ProviderStatus:
+    """Usable now? Keyed providers need a key; endpoints need a URL; local needs the weights."""
+    if provider in KEYED_PROVIDERS:
+        if provider_key(provider):
+            return ProviderStatus(provider, True)
+        from sweepbench.settings import key_hint
+
+        return ProviderStatus(provider, False, f"no key ({key_hint(provider)})")
+    if provider == "scripted":
+        return ProviderStatus(provider, True)
+    if provider == "local":
+        from sweepbench.models.local import llama_available
+
+        problem = llama_available()
+        return ProviderStatus(provider, problem is None, problem or "")
+    if provider in endpoints():
+        return ProviderStatus(provider, True)
+    if provider == "compatible":
+        return ProviderStatus(provider, False, "set SWEEPBENCH_COMPATIBLE_BASE_URL")
+    return ProviderStatus(provider, False, "unknown provider")
+
+
+def split_id(model_id: str) -> tuple[str, str]:
+    """``"openrouter/qwen/qwen3"`` → ``("openrouter", "qwen/qwen3")``; bad ids are a UserError."""
+    provider, sep, name = model_id.strip().partition("/")
+    if not sep or not name or not provider:
+        raise UserError(
+            f"model ids look like provider/model, got {model_id!r}; "
+            f"providers: {', '.join(providers())}"
+        )
+    return provider, name
+
+
+def model_info(model_id: str) -> ModelInfo:
+    """Catalogue facts for an id; unknown models of a known provider get cautious defaults."""
+    provider, name = split_id(model_id)
+    if provider not in providers():
+        raise UserError(f"unknown provider {provider!r}; providers: {', '.join(providers())}")
+    if provider == "scripted":
+        from sweepbench.models.scripted import parse_options
+
+        base, _ = parse_options(name)
+        info = lookup(provider, base)
+        if info is None:
+            raise UserError(f"unknown scripted model {base!r}; try scripted/echo or scripted/lorem")
+        return replace(info, name=name)
+    info = lookup(provider, name)
+    if info is not None:
+        return info
+    if provider == "local":
+        config_path = load_config().local_models.get(name)
+        if config_path is None:
+            local = [m.id for m in known_models().values() if m.provider == "local"]
+            raise UserError(
+                f"unknown local model {name!r}; known: {', '.join(local)} "
+                "(register a GGUF file under [local_models] in the config file)"
+            )
+        return info_from_table(
+            "local", name, {"label": config_path.name, "gguf_path": str(config_path)}
+        )
+    if provider == "openrouter":
+        from sweepbench.models.openrouter import catalogue
+
+        entry = catalogue(offline=True).get(name)
+        if entry is not None:
+            return entry.info()
+    return replace(info_from_table(provider, name, {}), known=False)
+
+
+def resolve(model_id: str) -> Model:
+    """The adapter for an id. Raises UserError for unknown providers or models."""
+    info = model_info(model_id)
+    provider = info.provider
+    if provider == "anthropic":
+        from sweepbench.models.anthropic import AnthropicModel
+
+        return AnthropicModel(info)
+    if provider == "openai":
+        from sweepbench.models.openai import OpenAIModel
+
+        return OpenAIModel(info)
+    if provider == "openrouter":
+        from sweepbench.models.openrouter import OpenRouterModel
+
+        return OpenRouterModel(info)
+    if provider == "local":
+        from sweepbench.models.local import LocalModel
+
+        return LocalModel(info)
+    if provider == "scripted":
+        from sweepbench.models.scripted import ScriptedModel
+
+        return ScriptedModel(info)
+    from sweepbench.models.compatible import CompatibleModel
+
+    return CompatibleModel(info, endpoints().get(provider))
+
+
+def listed_models(*, refresh: bool = False) -> list[ModelInfo]:
+    """What ``sweepbench models`` shows: the catalogue, configured local files and endpoint
+    models, and OpenRouter's catalogue when it is cached (or ``refresh`` fetches it)."""
+    from sweepbench.models.openrouter import catalogue
+
+    infos = list(known_models().values())
+    seen = {info.id for info in infos}
+    config = load_config()
+    for name, path in config.local_models.items():
+        if f"local/{name}" not in seen:
+            infos.append(
+                info_from_table("local", name, {"label": path.name, "gguf_path": str(path)})
+            )
+    for endpoint in endpoints().values():
+        for name in endpoint.models:
+            if f"{endpoint.name}/{name}" not in seen:
+                infos.append(info_from_table(endpoint.name, name, {}))
+    for entry in catalogue(refresh=refresh, offline=not refresh).values():
+        infos.append(entry.info())
+    return infos

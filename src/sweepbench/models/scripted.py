@@ -1,0 +1,158 @@
+"""A deterministic fake model, registered like any other (``scripted/...``).
+
+Its behaviour is set by options in the id, as a query string::
+
+    scripted/echo                      echo the last user message
+    scripted/lorem?words=200           fixed lorem-ipsum text of 200 words
+    scripted/echo?text=Hello%20there   say exactly this
+    scripted/echo?ttft=0.5&tps=40      first token after 0.5 s, then 40 tokens/s
+    scripted/echo?fail=429             fail before the first token
+                                       (429, 401, 402, 400, 413, 500, 529)
+    scripted/lorem?disconnect_after=5  drop the "connection" after 5 tokens
+    scripted/echo?refuse=1             refuse (stop_reason=refusal)
+
+A token is one whitespace-separated word. Output beyond ``max_tokens`` is cut off with
+``stop_reason=max_tokens``, exactly like a real budget. An effort level adds reasoning tokens
+(low ¼, medium ½, high 1× the answer's length) that come first and count against the budget.
+Used for demos, tests and benchmarks; it never touches the network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from urllib.parse import parse_qsl
+
+from sweepbench.errors import ErrorKind, ProviderError, UserError
+from sweepbench.models.base import (
+    Event,
+    Finish,
+    Model,
+    ReasoningDelta,
+    Request,
+    TextDelta,
+    Usage,
+    UsageEvent,
+    last_user_text,
+)
+from sweepbench.models.catalog import ModelInfo
+
+LOREM = (
+    "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt "
+    "ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation "
+    "ullamco laboris nisi ut aliquip ex ea commodo consequat. Duis aute irure dolor in "
+    "reprehenderit in voluptate velit esse cillum dolore eu fugiat nulla pariatur."
+).split()
+
+EFFORT_REASONING = {"low": 0.25, "medium": 0.5, "high": 1.0}
+
+FAULTS: dict[int, tuple[ErrorKind, str]] = {
+    400: (ErrorKind.BAD_REQUEST, "scripted bad request"),
+    401: (ErrorKind.AUTH, "scripted authentication failure"),
+    402: (ErrorKind.QUOTA, "scripted: insufficient credit"),
+    413: (ErrorKind.CONTEXT_OVERFLOW, "scripted: prompt is too long"),
+    429: (ErrorKind.RETRYABLE, "scripted rate limit"),
+    500: (ErrorKind.RETRYABLE, "scripted server error"),
+    529: (ErrorKind.RETRYABLE, "scripted overload"),
+}
+
+OPTIONS = {"text", "words", "ttft", "tps", "fail", "retry_after", "disconnect_after", "refuse"}
+
+
+def parse_options(name: str) -> tuple[str, dict[str, str]]:
+    """Split ``echo?tps=40`` into ``("echo", {"tps": "40"})``; unknown options are an error."""
+    base, _, query = name.partition("?")
+    options = dict(parse_qsl(query, keep_blank_values=True))
+    unknown = set(options) - OPTIONS
+    if unknown:
+        raise UserError(
+            f"unknown option(s) {', '.join(sorted(unknown))} for scripted/{base}; "
+            f"known: {', '.join(sorted(OPTIONS))}"
+        )
+    return base, options
+
+
+class ScriptedModel(Model):
+    """The deterministic fake model."""
+
+    provider = "scripted"
+
+    def __init__(self, info: ModelInfo) -> None:
+        super().__init__(info)
+        self.base, options = parse_options(info.name)
+        try:
+            self.ttft = float(options.get("ttft", 0.0))
+            self.tps = float(options.get("tps", 0.0))  # 0 = as fast as possible
+            self.words = int(options["words"]) if "words" in options else None
+            self.fail = int(options["fail"]) if "fail" in options else None
+            self.retry_after = float(options["retry_after"]) if "retry_after" in options else None
+            self.disconnect_after = (
+                int(options["disconnect_after"]) if "disconnect_after" in options else None
+            )
+        except ValueError as exc:
+            raise UserError(f"scripted/{info.name}: an option is not a number ({exc})") from exc
+        self.refuse = options.get("refuse", "") not in ("", "0")
+        self.text = options.get("text")
+        if self.fail is not None and self.fail not in FAULTS:
+            raise UserError(f"scripted: fail={self.fail} is not one of {sorted(FAULTS)}")
+
+    def answer_words(self, request: Request) -> list[str]:
+        """The whole answer the model would give with an unlimited budget."""
+        if self.text is not None:
+            words = self.text.split()
+        elif self.base == "lorem":
+            count = self.words or len(LOREM)
+            words = [LOREM[i % len(LOREM)] for i in range(count)]
+        else:
+            words = last_user_text(request.messages).split()
+        return words[: self.words] if self.words is not None else words
+
+    async def _stream(self, request: Request, effort: str | None) -> AsyncIterator[Event]:
+        budget = self.max_tokens(request)
+        input_tokens = sum(len(m.content.split()) for m in request.messages)
+        usage = Usage(input_tokens=input_tokens)
+        if self.ttft:
+            await asyncio.sleep(self.ttft)
+        if self.fail is not None:
+            kind, message = FAULTS[self.fail]
+            raise ProviderError(
+                message,
+                kind=kind,
+                provider=self.provider,
+                status=self.fail,
+                retry_after=self.retry_after,
+            )
+        if self.refuse:
+            yield UsageEvent(usage)
+            yield Finish("refusal", provider_reason="refusal")
+            return
+        words = self.answer_words(request)
+        thinking = int(len(words) * EFFORT_REASONING.get(effort or "", 0.0))
+        plan: list[Event] = [ReasoningDelta(f"step{i + 1} ") for i in range(thinking)]
+        plan += [TextDelta(word if i == 0 else " " + word) for i, word in enumerate(words)]
+        delay = 1.0 / self.tps if self.tps > 0 else 0.0
+        for count, event in enumerate(plan[:budget], start=1):
+            if delay:
+                await asyncio.sleep(delay)
+            elif count % 64 == 0:
+                await asyncio.sleep(0)  # stay cancellable on huge outputs
+            usage = replace(
+                usage,
+                output_tokens=count,
+                reasoning_tokens=usage.reasoning_tokens + isinstance(event, ReasoningDelta),
+            )
+            yield event
+            if self.disconnect_after is not None and count >= self.disconnect_after:
+                yield UsageEvent(usage)
+                raise ProviderError(
+                    f"scripted disconnect after {count} tokens",
+                    kind=ErrorKind.RETRYABLE,
+                    provider=self.provider,
+                )
+        yield UsageEvent(usage)
+        truncated = len(plan) > budget
+        yield Finish(
+            "max_tokens" if truncated else "end",
+            provider_reason="max_tokens" if truncated else "end",
+        )

@@ -1,0 +1,143 @@
+"""Prices per model and the cost of a call.
+
+Sources, in order: an operator override in the catalogue; zero for models that run on the
+user's own hardware (local, scripted, configured endpoints); OpenRouter's catalogue for
+OpenRouter ids; the ``genai-prices`` package's bundled snapshot (works offline) for the rest.
+A model none of them knows has *no price on file* — ``None``, never $0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import ROUND_HALF_UP, Decimal
+from functools import cache
+from importlib.metadata import version
+
+from sweepbench.models.base import Usage
+from sweepbench.models.catalog import ModelInfo
+
+MILLION = Decimal(1_000_000)
+FREE_PROVIDERS = {"local": "local model: free", "scripted": "scripted model: free"}
+ZERO = Decimal(0)
+
+
+@dataclass(frozen=True)
+class Price:
+    """USD per 1M tokens, with where the figure came from."""
+
+    input: Decimal
+    output: Decimal
+    cache_read: Decimal | None = None
+    cache_write: Decimal | None = None
+    source: str = ""
+    date: str = ""
+    """When the source was published or fetched (a version for package snapshots)."""
+
+    @property
+    def free(self) -> bool:
+        """True for models that cost nothing to call."""
+        return self.input == 0 and self.output == 0
+
+    def cost(self, usage: Usage) -> Decimal:
+        """The cost of a call with this usage (cache reads/writes at their own rates)."""
+        read = usage.cache_read_tokens
+        write = usage.cache_write_tokens
+        uncached = max(usage.input_tokens - read - write, 0)
+        total = (
+            uncached * self.input
+            + read * (self.input if self.cache_read is None else self.cache_read)
+            + write * (self.input if self.cache_write is None else self.cache_write)
+            + usage.output_tokens * self.output
+        )
+        return total / MILLION
+
+
+@cache
+def _genai_prices_version() -> str:
+    return f"genai-prices {version('genai-prices')}"
+
+
+def _from_genai_prices(info: ModelInfo) -> Price | None:
+    from genai_prices import data_snapshot
+
+    try:
+        _, model = data_snapshot.get_snapshot().find_provider_model(
+            info.name, None, info.provider, None
+        )
+    except LookupError:
+        return None
+    prices = model.prices
+    if isinstance(prices, list):  # time-conditional prices: the one in force now
+        prices = model.get_prices(datetime.now(UTC))
+    if prices.input_mtok is None or prices.output_mtok is None:
+        return None
+
+    def flat(value: object) -> Decimal | None:
+        # Tiered prices (by prompt length) are shown at their base tier.
+        base = getattr(value, "base", value)
+        return None if base is None else Decimal(str(base))
+
+    input_price, output_price = flat(prices.input_mtok), flat(prices.output_mtok)
+    if input_price is None or output_price is None:
+        return None
+    return Price(
+        input=input_price,
+        output=output_price,
+        cache_read=flat(prices.cache_read_mtok),
+        cache_write=flat(prices.cache_write_mtok),
+        source=_genai_prices_version(),
+    )
+
+
+def price_for(info: ModelInfo) -> Price | None:
+    """The price of a model, or None when there is no price on file."""
+    if info.price_in is not None and info.price_out is not None:
+        return Price(info.price_in, info.price_out, source="operator override")
+    if info.provider in FREE_PROVIDERS:
+        return Price(ZERO, ZERO, source=FREE_PROVIDERS[info.provider])
+    if info.provider == "openrouter":
+        from sweepbench.models.openrouter import cache_file, catalogue
+
+        entry = catalogue(offline=True).get(info.name)
+        if entry is None or entry.price_in is None or entry.price_out is None:
+            return None
+        path = cache_file()
+        fetched = datetime.fromtimestamp(path.stat().st_mtime, UTC).date().isoformat()
+        return Price(entry.price_in, entry.price_out, source="OpenRouter catalogue", date=fetched)
+    if info.provider in ("anthropic", "openai"):
+        return _from_genai_prices(info)
+    # A configured OpenAI-compatible endpoint runs on the user's own hardware.
+    return Price(ZERO, ZERO, source="own server: free")
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What a call cost, and how we know."""
+
+    usd: Decimal | None
+    source: str | None
+
+
+def call_cost(info: ModelInfo, usage: Usage) -> Cost:
+    """The cost of a finished (or stopped) call: the provider's own figure when it reports one
+    (OpenRouter), else usage × price; ``usd=None`` when there is no price on file."""
+    if usage.cost_usd is not None:
+        return Cost(usage.cost_usd, f"reported by {info.provider}")
+    price = price_for(info)
+    if price is None:
+        return Cost(None, None)
+    return Cost(price.cost(usage), price.source)
+
+
+def format_usd(amount: Decimal | None, *, none: str = "no price on file") -> str:
+    """``$0.0123``-style text; sub-cent amounts keep 4 significant decimals; None says so."""
+    if amount is None:
+        return none
+    if amount == 0:
+        return "$0"
+    if abs(amount) >= 1:
+        return f"${amount.quantize(Decimal('0.01'), rounding=ROUND_HALF_UP):,}"
+    if abs(amount) >= Decimal("0.01"):
+        return f"${amount.quantize(Decimal('0.0001'), rounding=ROUND_HALF_UP)}"
+    return f"${amount:.6f}".rstrip("0").rstrip(".") if amount else "$0"
