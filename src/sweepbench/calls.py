@@ -123,20 +123,22 @@ class Call:
         try:
             await self._task
         except asyncio.CancelledError:
-            if not self._cancelled:  # we were cancelled from outside: stop, record, re-raise
-                self._finish(started, flush)
-                raise
             self.result.stop_reason = "cancelled"
             stopped = Finish("cancelled")
             pending.append(_event_record(seq, stopped, time.perf_counter() - started))
             if on_event is not None:
                 on_event(stopped)
+            if not self._cancelled:  # cancelled from outside: record, then let it propagate
+                self._finish(started, flush)
+                raise
         self._finish(started, flush)
         return self.result
 
     def _finish(self, started: float, flush: Callable[[], None]) -> None:
         result = self.result
         result.wall_s = time.perf_counter() - started
+        if result.stop_reason in ("cancelled", "error"):
+            result.estimate_missing_usage(self.request)
         flush()
         cost = call_cost(self.model.info, result.usage)
         self.cost_usd: Decimal | None = cost.usd

@@ -145,6 +145,7 @@ def generate(
                         "output_tokens": usage.output_tokens,
                         "reasoning_tokens": usage.reasoning_tokens,
                         "cache_read_tokens": usage.cache_read_tokens,
+                        "estimated": result.usage_estimated,
                     },
                     "cost_usd": None if call.cost_usd is None else str(call.cost_usd),
                     "price_source": call.price_source,
@@ -161,6 +162,8 @@ def generate(
             sys.stdout.write("\n")
         ttft = "–" if result.ttft_s is None else f"{result.ttft_s:.2f} s"
         reasoning = f" (reasoning {usage.reasoning_tokens:,})" if usage.reasoning_tokens else ""
+        if result.usage_estimated:
+            reasoning += " (estimated: the stream stopped before the provider reported usage)"
         truncated = (
             f" · TRUNCATED at {usage.output_tokens:,} tokens"
             if result.stop_reason == "max_tokens"

@@ -223,12 +223,18 @@ class Result:
     provider_reason: str | None = None
     ttft_s: float | None = None
     wall_s: float = 0.0
+    deltas: int = 0
+    """Text and reasoning deltas received (one is about one token at every provider we know)."""
+    usage_estimated: bool = False
+    """True when the provider never reported usage (a stopped or dropped stream) and
+    :meth:`estimate_missing_usage` filled it in from what was received."""
 
     def add(self, event: Event, started: float) -> None:
         """Fold one event into the result (``started`` is the ``perf_counter`` at the call)."""
         if isinstance(event, TextDelta | ReasoningDelta):
             if self.ttft_s is None and event.text:
                 self.ttft_s = time.perf_counter() - started
+            self.deltas += 1
             if isinstance(event, TextDelta):
                 self.text += event.text
             else:
@@ -239,6 +245,21 @@ class Result:
             self.stop_reason = event.stop_reason
             self.error = event.error
             self.provider_reason = event.provider_reason
+
+    def estimate_missing_usage(self, request: Request) -> None:
+        """Providers bill the tokens produced before a stream was stopped, but only report
+        usage at its end. When that report never came, count what was received: one token
+        per delta, and about four characters per prompt token."""
+        usage = self.usage
+        if self.deltas == 0 or (usage.output_tokens >= self.deltas and usage.input_tokens):
+            return
+        prompt_chars = sum(len(m.content) for m in request.messages)
+        self.usage = replace(
+            usage,
+            input_tokens=usage.input_tokens or max(prompt_chars // 4, 1),
+            output_tokens=max(usage.output_tokens, self.deltas),
+        )
+        self.usage_estimated = True
 
 
 async def collect(model: Model, request: Request) -> Result:

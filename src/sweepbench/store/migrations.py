@@ -1,0 +1,157 @@
+"""Numbered, append-only schema migrations, applied in order when the store opens.
+
+Rules (so that every database ever created can be brought forward):
+
+- a migration is a function ``mNNN_name(conn)`` decorated with :func:`migration`; numbers are
+  consecutive and never reused;
+- a migration that has shipped is never edited: add a new one instead;
+- each migration builds its DDL from its own frozen table definitions (never from
+  ``schema.py``, which describes only the newest shape);
+- each runs in its own transaction together with its ``schema_migrations`` row, so it is
+  applied entirely or not at all, and opening a database twice applies nothing new.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from sweepbench.errors import UserError
+from sweepbench.store.engine import writer
+from sweepbench.store.schema import ExactDecimal, UtcDateTime, schema_migrations
+
+MigrationFn = Callable[[Connection], None]
+
+# Any constant works; it only has to be the same in every process that migrates.
+_PG_LOCK_KEY = 0x5357_4250  # "SWBP"
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One schema change: its number, its name and the function that applies it."""
+
+    version: int
+    name: str
+    apply: MigrationFn
+
+
+MIGRATIONS: list[Migration] = []
+"""Every migration, in order; ``MIGRATIONS[i].version == i + 1``."""
+
+
+def migration(fn: MigrationFn) -> MigrationFn:
+    """Register ``mNNN_name`` as migration number NNN (must be the next number)."""
+    match = re.fullmatch(r"m(\d{3})_(\w+)", fn.__name__)
+    if not match:
+        raise ValueError(f"a migration is named mNNN_name, not {fn.__name__!r}")
+    version = int(match.group(1))
+    if version != len(MIGRATIONS) + 1:
+        raise ValueError(
+            f"migration {fn.__name__} is out of order (expected {len(MIGRATIONS) + 1})"
+        )
+    MIGRATIONS.append(Migration(version, match.group(2), fn))
+    return fn
+
+
+def latest_version() -> int:
+    """The schema version this code writes."""
+    return len(MIGRATIONS)
+
+
+def applied_versions(conn: Connection) -> set[int]:
+    """Versions recorded in ``schema_migrations`` (empty for a new database)."""
+    if not sa.inspect(conn).has_table(schema_migrations.name):
+        return set()
+    return set(conn.scalars(sa.select(schema_migrations.c.version)))
+
+
+def apply_migrations(engine: Engine) -> list[int]:
+    """Bring the database up to :func:`latest_version`; return the versions applied now.
+
+    Safe to run from several processes at once: each migration holds the database's write
+    lock (``BEGIN IMMEDIATE`` on SQLite, an advisory lock on PostgreSQL) while it checks
+    whether it is still needed.
+    """
+    with engine.connect() as conn:
+        done = applied_versions(conn)
+    newest = max(done, default=0)
+    if newest > latest_version():
+        raise UserError(
+            f"the database is at schema version {newest}, newer than this sweepbench "
+            f"understands ({latest_version()}); upgrade sweepbench"
+        )
+    if len(done) == latest_version():
+        return []
+    applied: list[int] = []
+    for step in MIGRATIONS:
+        if step.version in done:
+            continue
+        with writer(engine).begin() as conn:
+            if conn.dialect.name == "postgresql":
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_LOCK_KEY})
+            schema_migrations.create(conn, checkfirst=True)
+            if step.version in applied_versions(conn):  # another process got there first
+                continue
+            step.apply(conn)
+            conn.execute(
+                schema_migrations.insert().values(
+                    version=step.version, name=step.name, applied_at=datetime.now(UTC)
+                )
+            )
+        applied.append(step.version)
+    return applied
+
+
+@migration
+def m001_calls(conn: Connection) -> None:
+    """Model calls and their event streams."""
+    md = sa.MetaData()
+    sa.Table(
+        "calls",
+        md,
+        sa.Column("id", sa.String(32), primary_key=True),
+        sa.Column("created_at", UtcDateTime, nullable=False),
+        sa.Column("finished_at", UtcDateTime, nullable=True),
+        sa.Column("model", sa.String(300), nullable=False),
+        sa.Column("provider", sa.String(100), nullable=False),
+        sa.Column("role", sa.String(40), nullable=False, server_default="generate"),
+        sa.Column("run_id", sa.String(64), nullable=True),
+        sa.Column("request_json", sa.Text, nullable=False),
+        sa.Column("text", sa.Text, nullable=False, server_default=""),
+        sa.Column("reasoning", sa.Text, nullable=False, server_default=""),
+        sa.Column("stop_reason", sa.String(20), nullable=True),
+        sa.Column("error", sa.Text, nullable=True),
+        sa.Column("error_kind", sa.String(40), nullable=True),
+        sa.Column("provider_reason", sa.String(100), nullable=True),
+        sa.Column("input_tokens", sa.Integer, nullable=False, server_default=sa.text("0")),
+        sa.Column("output_tokens", sa.Integer, nullable=False, server_default=sa.text("0")),
+        sa.Column("reasoning_tokens", sa.Integer, nullable=False, server_default=sa.text("0")),
+        sa.Column("cache_read_tokens", sa.Integer, nullable=False, server_default=sa.text("0")),
+        sa.Column("cache_write_tokens", sa.Integer, nullable=False, server_default=sa.text("0")),
+        sa.Column("cost_usd", ExactDecimal, nullable=True),
+        sa.Column("price_source", sa.String(200), nullable=True),
+        sa.Column("ttft_s", sa.Float, nullable=True),
+        sa.Column("wall_s", sa.Float, nullable=True),
+        sa.Index("ix_calls_created_at", "created_at"),
+        sa.Index("ix_calls_run_id", "run_id"),
+    )
+    sa.Table(
+        "call_events",
+        md,
+        sa.Column(
+            "call_id",
+            sa.String(32),
+            sa.ForeignKey("calls.id", ondelete="CASCADE"),
+            primary_key=True,
+        ),
+        sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
+        sa.Column("kind", sa.String(20), nullable=False),
+        sa.Column("data", sa.Text, nullable=False),
+        sa.Column("t_s", sa.Float, nullable=False),
+    )
+    md.create_all(conn)

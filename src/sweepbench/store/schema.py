@@ -1,0 +1,147 @@
+"""The current shape of the store: SQLAlchemy Core tables that queries are written against.
+
+Migrations (``migrations.py``) create and alter these tables; they keep their own frozen copy
+of each version's DDL, so this module always describes the newest schema only.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Dialect
+from sqlalchemy.types import TypeEngine
+
+metadata = sa.MetaData()
+
+
+class UtcDateTime(sa.types.TypeDecorator[datetime]):
+    """A timezone-aware UTC instant.
+
+    SQLite has no timestamp type: there it is fixed-width ISO-8601 text
+    (``2025-01-31T12:00:00.000000+00:00``), so text order is time order. Other databases get
+    ``TIMESTAMP WITH TIME ZONE``. Naive datetimes are refused rather than guessed at.
+    """
+
+    impl = sa.String(32)
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
+        """Text on SQLite, a real timestamp elsewhere."""
+        if dialect.name == "sqlite":
+            return dialect.type_descriptor(sa.String(32))
+        return dialect.type_descriptor(sa.DateTime(timezone=True))
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> Any:
+        """Normalise to UTC; ISO text on SQLite."""
+        if value is None:
+            return None
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError(f"refusing to store a naive datetime: {value!r}")
+        value = value.astimezone(UTC)
+        if dialect.name == "sqlite":
+            return value.isoformat(timespec="microseconds")
+        return value
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        """Parse back to an aware UTC datetime."""
+        if value is None:
+            return None
+        moment = datetime.fromisoformat(value) if isinstance(value, str) else value
+        if not isinstance(moment, datetime):
+            raise TypeError(f"expected a datetime from the database, got {value!r}")
+        if moment.tzinfo is None:  # a driver that drops the zone: we only ever store UTC
+            moment = moment.replace(tzinfo=UTC)
+        return moment.astimezone(UTC)
+
+
+class ExactDecimal(sa.types.TypeDecorator[Decimal]):
+    """A ``Decimal`` that round-trips exactly (money).
+
+    PostgreSQL gets an unconstrained ``NUMERIC``; everything else (SQLite, whose numeric
+    affinity would turn it into a float) stores the decimal's string form.
+    """
+
+    impl = sa.String(64)
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
+        """``NUMERIC`` on PostgreSQL, text elsewhere."""
+        if dialect.name == "postgresql":
+            return dialect.type_descriptor(sa.Numeric(asdecimal=True))
+        return dialect.type_descriptor(sa.String(64))
+
+    def process_bind_param(self, value: Decimal | None, dialect: Dialect) -> Any:
+        """Refuse floats and non-finite values; text unless PostgreSQL."""
+        if value is None:
+            return None
+        if not isinstance(value, Decimal):
+            raise TypeError(f"money must be a Decimal, got {type(value).__name__}: {value!r}")
+        if not value.is_finite():
+            raise ValueError(f"refusing to store a non-finite amount: {value!r}")
+        return value if dialect.name == "postgresql" else str(value)
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> Decimal | None:
+        """Back to ``Decimal``."""
+        if value is None:
+            return None
+        return value if isinstance(value, Decimal) else Decimal(str(value))
+
+
+schema_migrations = sa.Table(
+    "schema_migrations",
+    metadata,
+    sa.Column("version", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("name", sa.String(100), nullable=False),
+    sa.Column("applied_at", UtcDateTime, nullable=False),
+)
+"""One row per applied migration."""
+
+calls = sa.Table(
+    "calls",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+    sa.Column("finished_at", UtcDateTime, nullable=True),
+    sa.Column("model", sa.String(300), nullable=False),
+    sa.Column("provider", sa.String(100), nullable=False),
+    sa.Column("role", sa.String(40), nullable=False, server_default="generate"),
+    sa.Column("run_id", sa.String(64), nullable=True),
+    sa.Column("request_json", sa.Text, nullable=False),
+    sa.Column("text", sa.Text, nullable=False, server_default=""),
+    sa.Column("reasoning", sa.Text, nullable=False, server_default=""),
+    sa.Column("stop_reason", sa.String(20), nullable=True),
+    sa.Column("error", sa.Text, nullable=True),
+    sa.Column("error_kind", sa.String(40), nullable=True),
+    sa.Column("provider_reason", sa.String(100), nullable=True),
+    sa.Column("input_tokens", sa.Integer, nullable=False, server_default=sa.text("0")),
+    sa.Column("output_tokens", sa.Integer, nullable=False, server_default=sa.text("0")),
+    sa.Column("reasoning_tokens", sa.Integer, nullable=False, server_default=sa.text("0")),
+    sa.Column("cache_read_tokens", sa.Integer, nullable=False, server_default=sa.text("0")),
+    sa.Column("cache_write_tokens", sa.Integer, nullable=False, server_default=sa.text("0")),
+    sa.Column("cost_usd", ExactDecimal, nullable=True),
+    sa.Column("price_source", sa.String(200), nullable=True),
+    sa.Column("ttft_s", sa.Float, nullable=True),
+    sa.Column("wall_s", sa.Float, nullable=True),
+    sa.Index("ix_calls_created_at", "created_at"),
+    sa.Index("ix_calls_run_id", "run_id"),
+)
+"""One row per model call, written when it starts and completed when it finishes."""
+
+call_events = sa.Table(
+    "call_events",
+    metadata,
+    sa.Column(
+        "call_id",
+        sa.String(32),
+        sa.ForeignKey("calls.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("kind", sa.String(20), nullable=False),
+    sa.Column("data", sa.Text, nullable=False),
+    sa.Column("t_s", sa.Float, nullable=False),
+)
+"""The stream of a call: ``data`` is JSON text (a string for text/reasoning deltas)."""
