@@ -23,7 +23,7 @@ from sweepbench.models.base import (
     UsageEvent,
 )
 from sweepbench.models.catalog import ModelInfo
-from sweepbench.models.http_errors import classify, retry_after
+from sweepbench.models.http_errors import classify, retry_after, transport_error
 from sweepbench.settings import base_url_override, key_hint, provider_key
 
 if TYPE_CHECKING:
@@ -93,6 +93,7 @@ class AnthropicModel(Model):
             async for event in stream:
                 if event.type == "message_start":
                     usage = _usage(event.message.usage, usage)
+                    yield UsageEvent(usage)  # the prompt is billed even if the stream dies
                 elif event.type == "content_block_delta":
                     delta = event.delta
                     if delta.type == "text_delta":
@@ -129,7 +130,7 @@ class AnthropicModel(Model):
             return ProviderError(
                 f"connection failed: {exc}", kind=ErrorKind.RETRYABLE, provider=self.provider
             )
-        return None
+        return transport_error(exc, self.provider)
 
     async def aclose(self) -> None:
         if self._client is not None:

@@ -11,7 +11,7 @@ import email.utils
 import time
 from collections.abc import Mapping
 
-from sweepbench.errors import ErrorKind
+from sweepbench.errors import ErrorKind, ProviderError
 
 #: Words in an error message that reveal a context-window overflow behind a plain 400.
 OVERFLOW_HINTS = (
@@ -21,6 +21,16 @@ OVERFLOW_HINTS = (
     "prompt is too long",
     "maximum context",
     "too many tokens",
+)
+#: Error types/codes that mean "try again later" whatever the status (in-band stream errors
+#: arrive on an HTTP 200 response).
+RETRYABLE_CODES = (
+    "overloaded_error",
+    "api_error",
+    "rate_limit_error",
+    "rate_limit_exceeded",
+    "server_error",
+    "timeout",
 )
 #: Words that reveal an exhausted balance behind a 400/403/429.
 QUOTA_HINTS = ("insufficient_quota", "credit balance", "insufficient credits", "billing", "quota")
@@ -54,10 +64,24 @@ def classify(status: int | None, message: str, code: str | None = None) -> Error
         return ErrorKind.CONTEXT_OVERFLOW
     if status == 402 or any(hint in text for hint in QUOTA_HINTS):
         return ErrorKind.QUOTA
+    if (code or "").lower() in RETRYABLE_CODES:
+        return ErrorKind.RETRYABLE
     if status in (401, 403):
         return ErrorKind.AUTH
     if status == 404:
         return ErrorKind.NOT_FOUND
-    if status is None or status in (408, 409, 425, 429) or status >= 500:
+    if status is None or status < 400 or status in (408, 409, 425, 429) or status >= 500:
         return ErrorKind.RETRYABLE
     return ErrorKind.BAD_REQUEST
+
+
+def transport_error(exc: Exception, provider: str) -> ProviderError | None:
+    """A dropped or failed connection (raised by the HTTP layer under every SDK) as a
+    retryable ProviderError; None for anything else."""
+    import httpx2
+
+    if isinstance(exc, httpx2.TransportError):
+        return ProviderError(
+            f"connection failed: {exc}", kind=ErrorKind.RETRYABLE, provider=provider
+        )
+    return None

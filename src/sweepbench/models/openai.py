@@ -25,7 +25,7 @@ from sweepbench.models.base import (
     UsageEvent,
 )
 from sweepbench.models.catalog import ModelInfo
-from sweepbench.models.http_errors import classify, retry_after
+from sweepbench.models.http_errors import classify, retry_after, transport_error
 from sweepbench.settings import base_url_override, key_hint, provider_key
 
 if TYPE_CHECKING:
@@ -75,7 +75,6 @@ class OpenAIClientModel(Model):
         return self._client
 
     def translate_error(self, exc: Exception) -> ProviderError | None:
-        import httpx2
         import openai
 
         if isinstance(exc, openai.APIStatusError):
@@ -96,11 +95,7 @@ class OpenAIClientModel(Model):
             return ProviderError(
                 str(exc.message), kind=classify(None, str(exc.message)), provider=self.provider
             )
-        if isinstance(exc, httpx2.TransportError):
-            return ProviderError(
-                f"connection failed: {exc}", kind=ErrorKind.RETRYABLE, provider=self.provider
-            )
-        return None
+        return transport_error(exc, self.provider)
 
     async def aclose(self) -> None:
         if self._client is not None:
