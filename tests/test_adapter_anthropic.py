@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from sweepbench import ErrorKind
+from sweepbench.cli import main
 from tests.adapters import cancel_after, run
 from tests.servers import AnthropicServer, Reply, StreamFailure
 
@@ -46,7 +50,10 @@ async def test_streams_thinking_text_and_usage_with_cache(srv: AnthropicServer) 
     assert body["thinking"] == {"type": "adaptive"}
     assert body["stream"] is True
     headers = srv.last_request.headers
-    assert KEY in (headers.get("x-api-key"), headers.get("authorization", "").removeprefix("Bearer "))
+    assert KEY in (
+        headers.get("x-api-key"),
+        headers.get("authorization", "").removeprefix("Bearer "),
+    )
 
 
 async def test_effort_none_sends_no_thinking(srv: AnthropicServer) -> None:
@@ -131,3 +138,25 @@ async def test_missing_key_is_a_user_error_naming_the_variable(
     with pytest.raises(UserError, match="ANTHROPIC_API_KEY"):
         await run(MODEL)
     assert srv.requests == []
+
+
+def test_cli_generate_records_the_call_and_never_the_key(
+    srv: AnthropicServer,
+    isolated_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    srv.reply("Blue light scatters more.", input_tokens=1000, output_tokens=200)
+    monkeypatch.setattr(
+        sys, "argv", ["sweepbench", "generate", MODEL, "Why is the sky blue?", "--json"]
+    )
+    with pytest.raises(SystemExit) as exit_info:
+        main()
+    assert exit_info.value.code in (0, None)
+    data = json.loads(capsys.readouterr().out)
+    assert data["text"] == "Blue light scatters more."
+    assert data["cost_usd"] == "0.01"  # 1000 × $5 + 200 × $25 per million
+    files = [p for p in isolated_home.rglob("*") if p.is_file()]
+    assert files, "the store should exist"
+    for path in files:
+        assert KEY.encode() not in path.read_bytes(), path

@@ -15,6 +15,7 @@ from dataclasses import asdict
 from decimal import Decimal
 from typing import Any
 
+from sweepbench.errors import ErrorKind, ProviderError
 from sweepbench.models.base import (
     Event,
     Finish,
@@ -26,7 +27,7 @@ from sweepbench.models.base import (
     UsageEvent,
 )
 from sweepbench.money.prices import call_cost
-from sweepbench.store import CallEnd, CallStart, EventRecord, Store
+from sweepbench.store import CallEnd, CallRole, CallStart, EventRecord, Store
 
 EventCallback = Callable[[Event], None]
 FLUSH_EVERY_S = 0.25
@@ -61,7 +62,7 @@ class Call:
     call ends with ``stop_reason="cancelled"`` and whatever was produced."""
 
     def __init__(
-        self, model: Model, request: Request, store: Store | None, *, role: str = "generate"
+        self, model: Model, request: Request, store: Store | None, *, role: CallRole = "generate"
     ) -> None:
         self.model = model
         self.request = request
@@ -86,7 +87,7 @@ class Call:
                 CallStart(
                     model=self.model.id,
                     provider=self.model.info.provider,
-                    role=self.role,  # type: ignore[arg-type]
+                    role=self.role,
                     request=request_json(self.request),
                 )
             )
@@ -122,6 +123,15 @@ class Call:
             self._task.cancel()
         try:
             await self._task
+        except Exception as exc:  # a bug or an untranslated failure: record it, then raise
+            self.result.stop_reason = "error"
+            self.result.error = ProviderError(
+                f"{type(exc).__name__}: {exc}",
+                kind=ErrorKind.BAD_REQUEST,
+                provider=self.model.provider,
+            )
+            self._finish(started, flush)
+            raise
         except asyncio.CancelledError:
             self.result.stop_reason = "cancelled"
             stopped = Finish("cancelled")

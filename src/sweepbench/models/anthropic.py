@@ -110,6 +110,9 @@ class AnthropicModel(Model):
         finally:
             await stream.close()  # closes the HTTP response: generation and billing stop
 
+    def prepare(self) -> None:
+        self.client()  # a missing key fails here, before a call is recorded
+
     def translate_error(self, exc: Exception) -> ProviderError | None:
         import anthropic
 

@@ -172,7 +172,12 @@ class Model(ABC):
                 )
         if not request.turns:
             raise UserError("the request has no user message")
+        self.prepare()
         return effort
+
+    def prepare(self) -> None:  # noqa: B027 - a hook with a safe default
+        """Anything that can fail before traffic (a missing key, missing weights); raises
+        UserError. Called by :meth:`check`."""
 
     def max_tokens(self, request: Request) -> int:
         """The output budget to send: the request's or the catalogue default."""

@@ -74,6 +74,9 @@ class OpenAIClientModel(Model):
             )
         return self._client
 
+    def prepare(self) -> None:
+        self.client()  # a missing key fails here, before a call is recorded
+
     def translate_error(self, exc: Exception) -> ProviderError | None:
         import openai
 
