@@ -160,3 +160,20 @@ def test_cli_generate_records_the_call_and_never_the_key(
     assert files, "the store should exist"
     for path in files:
         assert KEY.encode() not in path.read_bytes(), path
+
+
+async def test_older_models_get_a_thinking_budget_from_the_catalogue(
+    srv: AnthropicServer, isolated_home: Path
+) -> None:
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    (isolated_home / "models.toml").write_text(
+        '[anthropic.claude-older]\neffort_levels = ["low", "medium", "high"]\nthinking = "budget"\n'
+    )
+    srv.reply("ok")
+    await run("anthropic/claude-older", effort="medium", max_tokens=8000)
+    body = srv.last_request.json
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 4000}
+    assert "output_config" not in body
+    srv.reply("ok")
+    await run("anthropic/claude-older", effort="low", max_tokens=2000)
+    assert "thinking" not in srv.last_request.json  # 500 < the API's 1,024 floor

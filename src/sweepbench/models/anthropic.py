@@ -1,7 +1,9 @@
 """Anthropic Messages API through the official ``anthropic`` SDK.
 
 Effort maps to ``output_config.effort`` with adaptive thinking, so the model decides how much to
-think at the level asked for; "none" sends neither (the model answers without thinking).
+think at the level asked for; "none" sends neither (the model answers without thinking). Older
+models marked ``thinking = "budget"`` in the catalogue get extended thinking with a
+``budget_tokens`` share of ``max_tokens`` instead.
 Thinking tokens count toward ``max_tokens``, exactly as the API documents.
 """
 
@@ -40,6 +42,12 @@ STOP_REASONS: dict[str, StopReason] = {
 }
 
 
+#: Older models take a thinking budget, not an effort: the share of max_tokens each level may
+#: think with (the rest is left for the answer, since thinking counts toward max_tokens).
+THINKING_SHARE = {"low": 0.25, "medium": 0.5, "high": 0.75, "xhigh": 0.8, "max": 0.8}
+MIN_THINKING_BUDGET = 1024
+
+
 class AnthropicModel(Model):
     """``anthropic/<model>`` — streaming Messages API."""
 
@@ -73,7 +81,11 @@ class AnthropicModel(Model):
         if request.system:
             params["system"] = request.system
         output_config: dict[str, Any] = {}
-        if effort:
+        if effort and self.info.thinking == "budget":
+            budget = int(params["max_tokens"] * THINKING_SHARE.get(effort, 0.5))
+            if budget >= MIN_THINKING_BUDGET:  # the API's floor; below it, answer without
+                params["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        elif effort:
             output_config["effort"] = effort
             params["thinking"] = {"type": "adaptive"}
         if settings.response_format:

@@ -36,6 +36,9 @@ class ModelInfo:
     price_in: Decimal | None = None
     """Operator override, USD per 1M input tokens (else genai-prices / OpenRouter)."""
     price_out: Decimal | None = None
+    thinking: str = "adaptive"
+    """Anthropic: how effort is sent — ``adaptive`` (the effort parameter with adaptive
+    thinking) or ``budget`` (extended thinking with ``budget_tokens``, for older models)."""
     gguf_path: Path | None = None
     """Local models: the weights file (resolved lazily for packaged ones)."""
     gguf_package: str | None = None
@@ -100,6 +103,7 @@ def _info_from_table(provider: str, name: str, spec: dict[str, Any]) -> ModelInf
         context_window=spec.get("context_window"),
         price_in=dec("price_in"),
         price_out=dec("price_out"),
+        thinking=str(spec.get("thinking", "adaptive")),
         gguf_path=Path(gguf).expanduser() if gguf else None,
         gguf_package=spec.get("gguf_package"),
         gguf_file=spec.get("gguf_file"),
