@@ -31,7 +31,9 @@ def srv(monkeypatch: pytest.MonkeyPatch) -> Iterator[OpenRouterServer]:
 
 async def test_stream_with_reasoning_and_reported_cost(srv: OpenRouterServer) -> None:
     catalogue(refresh=True)  # knows the model is reasoning-capable
-    srv.reply("Paris.", reasoning="Capital of France", input_tokens=20, output_tokens=6, cost=0.00042)
+    srv.reply(
+        "Paris.", reasoning="Capital of France", input_tokens=20, output_tokens=6, cost=0.00042
+    )
     result = await run(MODEL, "Capital of France?", effort="medium", max_tokens=100)
     assert result.text == "Paris."
     assert result.reasoning == "Capital of France"

@@ -1,0 +1,79 @@
+"""A recorded call: events and outcome in the store, Stop keeps what was produced."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from sweepbench import Call, Request, TextDelta, resolve
+from sweepbench.store import Store
+
+
+@pytest.fixture
+def store() -> Store:
+    return Store.open()
+
+
+async def test_finished_call_is_stored_with_events(store: Store) -> None:
+    model = resolve("scripted/lorem?words=12")
+    call = Call(model, Request.simple(model.id, "hi", max_tokens=100), store)
+    result = await call.run()
+    assert result.stop_reason == "end"
+    assert call.call_id is not None
+    row = store.get_call(call.call_id)
+    assert row.text == result.text and row.output_tokens == 12
+    assert row.cost_usd == 0 and row.price_source == "scripted model: free"
+    events = store.events(call.call_id)
+    texts = [e.data for e in events if e.kind == "text"]
+    assert "".join(str(t) for t in texts) == result.text
+    assert events[-1].kind == "finish"
+    assert [e.seq for e in events] == list(range(len(events)))
+
+
+async def test_cancel_stops_promptly_and_keeps_the_partial_answer(store: Store) -> None:
+    model = resolve("scripted/lorem?words=2000&tps=50")
+    call = Call(model, Request.simple(model.id, "hi", max_tokens=5000), store)
+    seen: list[str] = []
+
+    def on_event(event: object) -> None:
+        if isinstance(event, TextDelta):
+            seen.append(event.text)
+            if len(seen) == 5:
+                call.cancel()
+
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    result = await call.run(on_event)
+    assert loop.time() - started < 1.0
+    assert result.stop_reason == "cancelled"
+    assert result.text == "".join(seen)
+    assert result.usage.output_tokens == 5  # counted from what was received
+    assert call.call_id is not None
+    row = store.get_call(call.call_id)
+    assert row.stop_reason == "cancelled" and row.text == result.text
+    assert store.events(call.call_id)[-1].kind == "finish"
+
+
+async def test_outside_cancellation_is_recorded_then_propagates(store: Store) -> None:
+    model = resolve("scripted/lorem?words=2000&tps=100")
+    call = Call(model, Request.simple(model.id, "hi", max_tokens=5000), store)
+    task = asyncio.create_task(call.run())
+    await asyncio.sleep(0.1)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert call.call_id is not None
+    row = store.get_call(call.call_id)
+    assert row.finished and row.stop_reason == "cancelled"
+
+
+async def test_failed_call_is_an_error_row_not_an_answer(store: Store) -> None:
+    model = resolve("scripted/echo?fail=500")
+    call = Call(model, Request.simple(model.id, "hi"), store)
+    result = await call.run()
+    assert result.stop_reason == "error"
+    assert call.call_id is not None
+    row = store.get_call(call.call_id)
+    assert row.stop_reason == "error" and row.error_kind == "retryable"
+    assert row.output_tokens == 0 and row.text == ""
