@@ -45,6 +45,8 @@ def test_provider_reported_cost_wins() -> None:
 
 def test_money_formatting() -> None:
     assert format_usd(Decimal("0")) == "$0"
-    assert format_usd(Decimal("0.0123")) == "$0.0123"
-    assert format_usd(Decimal("0.0000123")) == "$0.000012"
+    assert format_usd(Decimal("0.3135")) == "$0.31"
+    assert format_usd(Decimal("0.0034")) == "$0.003"
+    assert format_usd(Decimal("0.0000123")) == "<$0.001"
     assert format_usd(Decimal("1234.5")) == "$1,234.50"
+    assert format_usd(None) == "no price on file"

@@ -70,7 +70,11 @@ def models(
         return
     table = Table(title="Models", show_lines=False)
     for column in ("id", "available", "effort", "max out", "$ in / 1M", "$ out / 1M", "source"):
-        table.add_column(column, justify="right" if column.startswith(("$", "max")) else "left")
+        table.add_column(
+            column,
+            justify="right" if column.startswith(("$", "max")) else "left",
+            no_wrap=column == "id",
+        )
     for row in rows:
         table.add_row(
             row["id"],

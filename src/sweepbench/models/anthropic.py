@@ -9,7 +9,7 @@ Thinking tokens count toward ``max_tokens``, exactly as the API documents.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
 from sweepbench.errors import ErrorKind, ProviderError, UserError
@@ -97,7 +97,7 @@ class AnthropicModel(Model):
             params["extra_body"] = {"temperature": settings.temperature}
         return params
 
-    async def _stream(self, request: Request, effort: str | None) -> AsyncIterator[Event]:
+    async def _stream(self, request: Request, effort: str | None) -> AsyncGenerator[Event, None]:
         stream = await self.client().messages.create(stream=True, **self.params(request, effort))
         usage = Usage()
         reason: str | None = None

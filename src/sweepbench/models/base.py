@@ -10,9 +10,10 @@ stop.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from abc import ABC, abstractmethod
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, Literal
@@ -146,7 +147,7 @@ class Model(ABC):
         return self.info.name
 
     @abstractmethod
-    def _stream(self, request: Request, effort: str | None) -> AsyncIterator[Event]:
+    def _stream(self, request: Request, effort: str | None) -> AsyncGenerator[Event, None]:
         """Yield text/reasoning/usage events and finally one Finish; may raise SDK errors.
 
         ``effort`` is the resolved level to send, or None to send nothing."""
@@ -189,12 +190,15 @@ class Model(ABC):
         effort = self.check(request)
         finished = False
         try:
-            async for event in self._stream(request, effort):
-                if isinstance(event, Finish):
-                    finished = True
-                yield event
-                if finished:
-                    return
+            # aclosing: when our caller closes this stream, the adapter's own generator is
+            # closed at once (its finally closes the provider connection), not at GC time.
+            async with contextlib.aclosing(self._stream(request, effort)) as events:
+                async for event in events:
+                    if isinstance(event, Finish):
+                        finished = True
+                    yield event
+                    if finished:
+                        return
         except Exception as exc:  # translated once, here, for every adapter
             error = self.translate_error(exc) if not isinstance(exc, ProviderError) else exc
             if error is None:

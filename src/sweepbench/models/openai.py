@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
@@ -135,7 +135,7 @@ class OpenAIModel(OpenAIClientModel):
             }
         return params
 
-    async def _stream(self, request: Request, effort: str | None) -> AsyncIterator[Event]:
+    async def _stream(self, request: Request, effort: str | None) -> AsyncGenerator[Event, None]:
         stream = await self.client().responses.create(stream=True, **self.params(request, effort))
         refused = False
         try:
@@ -223,7 +223,7 @@ class ChatCompletionsModel(OpenAIClientModel):
             cost_usd=_decimal(getattr(raw, "cost", None)),
         )
 
-    async def _stream(self, request: Request, effort: str | None) -> AsyncIterator[Event]:
+    async def _stream(self, request: Request, effort: str | None) -> AsyncGenerator[Event, None]:
         params = self.params(request, effort)
         stream = await self.client().chat.completions.create(stream=True, **params)
         reason: str | None = None

@@ -20,7 +20,7 @@ Used for demos, tests and benchmarks; it never touches the network.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import replace
 from urllib.parse import parse_qsl
 
@@ -108,7 +108,7 @@ class ScriptedModel(Model):
             words = last_user_text(request.messages).split()
         return words[: self.words] if self.words is not None else words
 
-    async def _stream(self, request: Request, effort: str | None) -> AsyncIterator[Event]:
+    async def _stream(self, request: Request, effort: str | None) -> AsyncGenerator[Event, None]:
         budget = self.max_tokens(request)
         input_tokens = sum(len(m.content.split()) for m in request.messages)
         usage = Usage(input_tokens=input_tokens)

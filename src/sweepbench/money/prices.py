@@ -131,13 +131,16 @@ def call_cost(info: ModelInfo, usage: Usage) -> Cost:
 
 
 def format_usd(amount: Decimal | None, *, none: str = "no price on file") -> str:
-    """``$0.0123``-style text; sub-cent amounts keep 4 significant decimals; None says so."""
+    """Money as the spec writes it: ``$1,234.56`` from a dollar, ``$0.12`` from a cent,
+    ``$0.003`` below (three decimals; ``<$0.001`` for a non-zero sliver); None says so."""
     if amount is None:
         return none
     if amount == 0:
         return "$0"
-    if abs(amount) >= 1:
-        return f"${amount.quantize(Decimal('0.01'), rounding=ROUND_HALF_UP):,}"
-    if abs(amount) >= Decimal("0.01"):
-        return f"${amount.quantize(Decimal('0.0001'), rounding=ROUND_HALF_UP)}"
-    return f"${amount:.6f}".rstrip("0").rstrip(".") if amount else "$0"
+    sign = "-" if amount < 0 else ""
+    value = abs(amount)
+    if value >= Decimal("0.01"):
+        return f"{sign}${value.quantize(Decimal('0.01'), rounding=ROUND_HALF_UP):,}"
+    if value < Decimal("0.0005"):
+        return f"{sign}<$0.001"
+    return f"{sign}${value.quantize(Decimal('0.001'), rounding=ROUND_HALF_UP)}"
