@@ -162,13 +162,17 @@ def test_cli_generate_records_the_call_and_never_the_key(
         assert KEY.encode() not in path.read_bytes(), path
 
 
-async def test_older_models_get_a_thinking_budget_from_the_catalogue(
-    srv: AnthropicServer, isolated_home: Path
-) -> None:
+@pytest.fixture
+def older_model(isolated_home: Path) -> None:
     isolated_home.mkdir(parents=True, exist_ok=True)
     (isolated_home / "models.toml").write_text(
         '[anthropic.claude-older]\neffort_levels = ["low", "medium", "high"]\nthinking = "budget"\n'
     )
+
+
+async def test_older_models_get_a_thinking_budget_from_the_catalogue(
+    srv: AnthropicServer, older_model: None
+) -> None:
     srv.reply("ok")
     await run("anthropic/claude-older", effort="medium", max_tokens=8000)
     body = srv.last_request.json

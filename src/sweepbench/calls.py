@@ -62,12 +62,21 @@ class Call:
     call ends with ``stop_reason="cancelled"`` and whatever was produced."""
 
     def __init__(
-        self, model: Model, request: Request, store: Store | None, *, role: CallRole = "generate"
+        self,
+        model: Model,
+        request: Request,
+        store: Store | None,
+        *,
+        role: CallRole = "generate",
+        run_id: str | None = None,
     ) -> None:
         self.model = model
         self.request = request
         self.store = store
         self.role = role
+        self.run_id = run_id
+        self.cost_usd: Decimal | None = None
+        self.price_source: str | None = None
         self.call_id: str | None = None
         self.result = Result(model.id)
         self._task: asyncio.Task[None] | None = None
@@ -88,6 +97,7 @@ class Call:
                     model=self.model.id,
                     provider=self.model.info.provider,
                     role=self.role,
+                    run_id=self.run_id,
                     request=request_json(self.request),
                 )
             )
@@ -151,7 +161,7 @@ class Call:
             result.estimate_missing_usage(self.request)
         flush()
         cost = call_cost(self.model.info, result.usage)
-        self.cost_usd: Decimal | None = cost.usd
+        self.cost_usd = cost.usd
         self.price_source = cost.source
         if self.store is None or self.call_id is None:
             return

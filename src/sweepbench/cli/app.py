@@ -203,6 +203,16 @@ def keys() -> None:
             out.print(f"openrouter key: valid · used {format_usd(key.usage)} · left {left}")
 
 
+def _register_commands() -> None:
+    from sweepbench.cli import spend, sweep
+
+    spend.register(app)
+    sweep.register(app)
+
+
+_register_commands()
+
+
 def main() -> None:
     """Console-script entry point: run the app, turning our errors into one sentence."""
     try:

@@ -155,3 +155,65 @@ def m001_calls(conn: Connection) -> None:
         sa.Column("t_s", sa.Float, nullable=False),
     )
     md.create_all(conn)
+
+
+@migration
+def m002_spend(conn: Connection) -> None:
+    """The spend ledger: one reservation per admitted call, and settled totals that outlive
+    the purge of old reservations."""
+    md = sa.MetaData()
+    sa.Table(
+        "spend_reservations",
+        md,
+        sa.Column("id", sa.String(32), primary_key=True),
+        sa.Column("run_id", sa.String(64), nullable=False),
+        sa.Column("call_id", sa.String(32), nullable=True),
+        sa.Column("model", sa.String(300), nullable=False),
+        sa.Column("role", sa.String(40), nullable=False, server_default="sweep"),
+        sa.Column("admitted_at", UtcDateTime, nullable=False),
+        sa.Column("day", sa.String(10), nullable=False),
+        sa.Column("reserved_micro", sa.BigInteger, nullable=False),
+        sa.Column("settled_micro", sa.BigInteger, nullable=True),
+        sa.Column("settled_at", UtcDateTime, nullable=True),
+        sa.Column("state", sa.String(10), nullable=False, server_default="reserved"),
+        sa.Column("free", sa.Boolean, nullable=False, server_default=sa.false()),
+        sa.Index("ix_spend_reservations_run_id", "run_id"),
+        sa.Index("ix_spend_reservations_day", "day"),
+        sa.Index("ix_spend_reservations_admitted_at", "admitted_at"),
+        sa.Index("ix_spend_reservations_state", "state"),
+    )
+    totals = sa.Table(
+        "spend_totals",
+        md,
+        sa.Column("scope", sa.String(80), primary_key=True),
+        sa.Column("settled_micro", sa.BigInteger, nullable=False, server_default=sa.text("0")),
+        sa.Column("since", UtcDateTime, nullable=False),
+        sa.Column("updated_at", UtcDateTime, nullable=False),
+    )
+    md.create_all(conn)
+    now = datetime.now(UTC)
+    conn.execute(totals.insert().values(scope="all", settled_micro=0, since=now, updated_at=now))
+
+
+@migration
+def m003_sweeps(conn: Connection) -> None:
+    """Sweep history: one row per sweep with its whole document (plan, estimate, cells); the
+    cells' calls are rows of ``calls`` with ``run_id`` = the sweep id."""
+    md = sa.MetaData()
+    sa.Table(
+        "sweeps",
+        md,
+        sa.Column("id", sa.String(32), primary_key=True),
+        sa.Column("created_at", UtcDateTime, nullable=False),
+        sa.Column("finished_at", UtcDateTime, nullable=True),
+        sa.Column("task", sa.String(40), nullable=False),
+        sa.Column("axis", sa.String(40), nullable=False),
+        sa.Column("prompt", sa.Text, nullable=False),
+        sa.Column("status", sa.String(40), nullable=False),
+        sa.Column("wall_s", sa.Float, nullable=True),
+        sa.Column("serial_s", sa.Float, nullable=True),
+        sa.Column("cost_usd", ExactDecimal, nullable=True),
+        sa.Column("document", sa.Text, nullable=False),
+        sa.Index("ix_sweeps_created_at", "created_at"),
+    )
+    md.create_all(conn)

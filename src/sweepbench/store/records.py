@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 StopReason = Literal["end", "max_tokens", "refusal", "error", "cancelled"]
 """Why a call ended, normalised across providers."""
 
-CallRole = Literal["generate", "model_under_test", "judge", "student"]
+CallRole = Literal["generate", "sweep", "model_under_test", "judge", "student"]
 """What a call was for (per-role budgets key on this)."""
 
 EventKind = Literal["text", "reasoning", "usage", "finish"]

@@ -145,3 +145,56 @@ call_events = sa.Table(
     sa.Column("t_s", sa.Float, nullable=False),
 )
 """The stream of a call: ``data`` is JSON text (a string for text/reasoning deltas)."""
+
+spend_reservations = sa.Table(
+    "spend_reservations",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("run_id", sa.String(64), nullable=False),
+    sa.Column("call_id", sa.String(32), nullable=True),
+    sa.Column("model", sa.String(300), nullable=False),
+    sa.Column("role", sa.String(40), nullable=False, server_default="sweep"),
+    sa.Column("admitted_at", UtcDateTime, nullable=False),
+    sa.Column("day", sa.String(10), nullable=False),
+    sa.Column("reserved_micro", sa.BigInteger, nullable=False),
+    sa.Column("settled_micro", sa.BigInteger, nullable=True),
+    sa.Column("settled_at", UtcDateTime, nullable=True),
+    sa.Column("state", sa.String(10), nullable=False, server_default="reserved"),
+    sa.Column("free", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Index("ix_spend_reservations_run_id", "run_id"),
+    sa.Index("ix_spend_reservations_day", "day"),
+    sa.Index("ix_spend_reservations_admitted_at", "admitted_at"),
+    sa.Index("ix_spend_reservations_state", "state"),
+)
+"""One row per admitted call (the spend ledger): reserved at its ceiling when the run is
+admitted, settled at its actual cost when the call ends. Money in integer micro-dollars; ``day``
+is the UTC date of admission, the day the spend counts against."""
+
+spend_totals = sa.Table(
+    "spend_totals",
+    metadata,
+    sa.Column("scope", sa.String(80), primary_key=True),
+    sa.Column("settled_micro", sa.BigInteger, nullable=False, server_default=sa.text("0")),
+    sa.Column("since", UtcDateTime, nullable=False),
+    sa.Column("updated_at", UtcDateTime, nullable=False),
+)
+"""Settled spend that survives the purge of old reservations: scope ``all`` (the lifetime
+ceiling) and ``run:<run_id>`` (per-run limits across resumptions)."""
+
+sweeps = sa.Table(
+    "sweeps",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+    sa.Column("finished_at", UtcDateTime, nullable=True),
+    sa.Column("task", sa.String(40), nullable=False),
+    sa.Column("axis", sa.String(40), nullable=False),
+    sa.Column("prompt", sa.Text, nullable=False),
+    sa.Column("status", sa.String(40), nullable=False),
+    sa.Column("wall_s", sa.Float, nullable=True),
+    sa.Column("serial_s", sa.Float, nullable=True),
+    sa.Column("cost_usd", ExactDecimal, nullable=True),
+    sa.Column("document", sa.Text, nullable=False),
+    sa.Index("ix_sweeps_created_at", "created_at"),
+)
+"""Sweep history: the whole stored document per sweep (format ``sweepbench-sweep`` v1)."""

@@ -1,0 +1,5 @@
+"""Artifact kinds: what a sweep cell produces and the numbers that describe it."""
+
+from sweepbench.artifacts.base import ArtifactKind, SweepDefaults, artifact_kind, register
+
+__all__ = ["ArtifactKind", "SweepDefaults", "artifact_kind", "register"]

@@ -1,0 +1,70 @@
+"""``sweepbench spend``: where this host stands against its spend ceilings (rendering only)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from sweepbench.money.ledger import Ledger, SpendSummary
+from sweepbench.money.prices import format_usd
+from sweepbench.store import Store
+
+CAVEAT = (
+    "A blast-radius limit, not accounting: static prices, no cache-write premiums or "
+    "discounts; a fresh store starts a fresh ledger."
+)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``spend`` command to ``app``."""
+    app.command("spend")(spend)
+
+
+def spend(
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object, for scripts.")] = False,
+) -> None:
+    """Today's spend, reservations in flight, what is left, and the call window."""
+    with Store.open() as store:
+        summary = Ledger(store).summary()
+    if as_json:
+        typer.echo(json.dumps(summary.as_json(), indent=2, ensure_ascii=False))
+        return
+    Console().print(_table(summary))
+    Console(stderr=True).print(f"[dim]{CAVEAT}[/dim]")
+
+
+def _table(s: SpendSummary) -> Table:
+    c = s.ceilings
+    env = set(c.overridden)
+
+    def mark(*names: str) -> str:
+        return " (env)" if env.intersection(names) else ""
+
+    table = Table(title=f"Spend on this host · {s.day} UTC", show_header=False)
+    table.add_column("what")
+    table.add_column("amount", justify="right")
+    table.add_row("Spent today", format_usd(s.spent_today))
+    table.add_row(f"Reserved by calls in flight ({s.open_reservations})", format_usd(s.reserved))
+    table.add_row(
+        f"Left today of {format_usd(c.daily_usd)}{mark('SWEEPBENCH_DAILY_USD')}",
+        format_usd(s.remaining_today),
+    )
+    if c.total_usd is not None:
+        table.add_row("Spent since the ledger began", format_usd(s.spent_total))
+        table.add_row(
+            f"Left of the {format_usd(c.total_usd)} lifetime ceiling{mark('SWEEPBENCH_TOTAL_USD')}",
+            format_usd(s.remaining_total),
+        )
+    free = ", $0 calls exempt" if c.exempt_free_calls else ""
+    table.add_row(
+        f"Calls in the last 60 min (of {c.calls_per_hour}{free})"
+        f"{mark('SWEEPBENCH_CALLS_PER_HOUR', 'SWEEPBENCH_EXEMPT_FREE_CALLS')}",
+        f"{s.calls_in_window} · {s.calls_left} left",
+    )
+    table.add_row("Set by environment", "\n".join(c.overridden) or "nothing")
+    table.caption = s.allowance_text()
+    return table

@@ -1,0 +1,353 @@
+"""``sweepbench sweep`` and ``sweepbench sweeps list|show|export``: parsing and rendering only."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+import time
+from decimal import Decimal
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+
+from sweepbench.errors import BudgetExceeded, UserError
+from sweepbench.money.ledger import Ledger
+from sweepbench.money.prices import format_usd
+from sweepbench.store import Store
+from sweepbench.sweeps.estimate import SweepEstimate, estimate_plan
+from sweepbench.sweeps.history import list_sweeps, load_sweep, sweep_document
+from sweepbench.sweeps.plan import AXES, Plan, build_plan
+from sweepbench.sweeps.run import Sweep, SweepResult
+
+err = Console(stderr=True)
+CAUTION = (
+    "Single samples vary from run to run: repeat (--repeats) before trusting a small "
+    "difference. Costs are local estimates, not a bill."
+)
+
+
+def _values(raw: str) -> list[str]:
+    return [v.strip() for v in raw.split(",") if v.strip()]
+
+
+def _refuse(message: str) -> typer.Exit:
+    err.print(f"[red]refused:[/red] {message}")
+    return typer.Exit(2)
+
+
+def _live_table(result: SweepResult, started: float) -> Table:
+    table = Table(title=f"sweep {result.id[:8]} · {time.perf_counter() - started:.1f}s")
+    for column in ("#", "cell", "status", "out", "in", "ttft", "time", "cost", "stop"):
+        table.add_column(column, justify="right" if column in ("out", "in", "ttft") else "left")
+    for sample in result.samples:
+        usage = sample.result.usage if sample.result else None
+        produced = sample.result.deltas if sample.result else 0
+        ttft = sample.result.ttft_s if sample.result else None
+        stop = ""
+        if sample.truncated:
+            stop = f"TRUNCATED at {sample.cell.max_tokens:,} tokens"
+        elif sample.result is not None and sample.result.stop_reason != "end":
+            stop = sample.result.stop_reason
+        if sample.error:
+            stop = f"{stop} {sample.error}".strip()
+        name = sample.cell.label + (f" #{sample.repeat + 1}" if result.plan.repeats > 1 else "")
+        style = {"failed": "red", "stopped": "yellow", "done": "green"}.get(sample.status, "")
+        table.add_row(
+            str(sample.cell.index + 1),
+            name,
+            f"[{style}]{sample.status}[/{style}]" if style else sample.status,
+            f"{usage.output_tokens if usage else produced:,}",
+            f"{usage.input_tokens:,}" if usage else "",
+            f"{ttft:.2f}s" if ttft is not None else "",
+            f"{sample.seconds:.1f}s",
+            f"~{format_usd(sample.cost_usd)}" if sample.result else "",
+            stop,
+        )
+    return table
+
+
+def status_line(result: SweepResult) -> str:
+    """The finished status (spec §12): calls, wall vs serial time, tokens, cost."""
+    samples = result.samples
+    ok = sum(1 for s in samples if s.status == "done" and not s.truncated)
+    out = sum(s.result.usage.output_tokens for s in samples if s.result)
+    stopped = sum(1 for s in samples if s.status == "stopped")
+    text = (
+        f"{ok}/{len(samples)} calls ok in {result.wall_s:.1f}s wall clock "
+        f"(≈{result.serial_s:.1f}s if run one at a time) · {out:,} tokens out · "
+        f"~{format_usd(result.cost_usd)} total"
+    )
+    if stopped:
+        text += (
+            f" · stopped {stopped} call(s); what was produced is kept, "
+            "no further tokens are being generated"
+        )
+    return text
+
+
+def spread_lines(result: SweepResult) -> list[str]:
+    """With repeats: each cell's mean and spread of tokens out, time and cost."""
+    from sweepbench.sweeps.run import Spread
+
+    lines = []
+    for cell in result.plan.cells:
+        samples = [s for s in result.cell_samples(cell.index) if s.result is not None]
+        if len(samples) < 2:
+            continue
+        outs = Spread.of([float(s.result.usage.output_tokens) for s in samples if s.result])
+        secs = Spread.of([s.seconds for s in samples])
+        lines.append(f"{cell.label}: tokens out {outs.text()} · seconds {secs.text(1)}")
+    return lines
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``sweep`` and the ``sweeps`` group to the app."""
+    sweeps = typer.Typer(help="Stored sweeps: list, show, export.", no_args_is_help=True)
+    app.add_typer(sweeps, name="sweeps")
+
+    @app.command()
+    def sweep(
+        prompt: Annotated[str, typer.Argument(help="The prompt every cell gets.")],
+        axis: Annotated[str, typer.Option("--axis", help=" | ".join(AXES))],
+        values: Annotated[
+            str, typer.Option("--values", help="Comma-separated values of the axis (64000 or 64k)")
+        ],
+        model: Annotated[str | None, typer.Option("--model", help="Held model.")] = None,
+        effort: Annotated[str | None, typer.Option("--effort", help="Held effort.")] = None,
+        max_tokens: Annotated[
+            str | None, typer.Option("--max-tokens", help="Held output budget.")
+        ] = None,
+        prompt_version: Annotated[str | None, typer.Option("--prompt-version")] = None,
+        task: Annotated[str, typer.Option("--task", help="text (more kinds to come)")] = "text",
+        repeats: Annotated[int, typer.Option("--repeats", help="Samples per cell (1–5).")] = 1,
+        estimate_only: Annotated[
+            bool, typer.Option("--estimate-only", help="Price the plan and stop (no key needed).")
+        ] = False,
+        yes: Annotated[bool, typer.Option("--yes", help="Do not ask before spending.")] = False,
+        as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    ) -> None:
+        """Run one prompt under several settings at once, priced before anything is spent.
+
+        Exit codes: 0 all cells ok; 1 some failed, truncated or stopped; 2 refused."""
+        plan = build_plan(
+            prompt,
+            axis,
+            _values(values),
+            task=task,
+            model=model,
+            effort=effort,
+            max_tokens=max_tokens,
+            prompt_version=prompt_version,
+            repeats=repeats,
+        )
+        with Store.open() as store:
+            estimate = estimate_plan(plan, store)
+            ledger = Ledger(store)
+            allowance = ledger.summary().allowance_text()
+            _print_plan(plan, estimate, allowance, quiet=as_json)
+            blocking = plan.blocking(spending=not estimate_only)
+            if blocking:
+                raise _refuse(blocking[0].message)
+            if estimate_only:
+                if as_json:
+                    typer.echo(json.dumps(_estimate_json(plan, estimate), indent=2))
+                return
+            spends = bool(estimate.ceiling) and not estimate.free
+            if spends and not yes:
+                if not sys.stdin.isatty():
+                    raise _refuse("this sweep spends money; confirm with --yes")
+                if not typer.confirm(
+                    f"Spend up to {format_usd(estimate.ceiling)}?", default=False, err=True
+                ):
+                    raise _refuse("not confirmed; nothing was spent")
+            result = _run(plan, store, ledger, live=not as_json)
+            if as_json:
+                typer.echo(json.dumps(_result_json(result), ensure_ascii=False, indent=2))
+            else:
+                err.print(status_line(result))
+                for line in spread_lines(result):
+                    err.print(f"[dim]{line}[/dim]")
+                err.print(f"[dim]sweep {result.id} · {CAUTION}[/dim]")
+        if not result.ok:
+            raise typer.Exit(1)
+
+    @sweeps.command("list")
+    def list_command(
+        limit: Annotated[int, typer.Option("--limit")] = 20,
+        as_json: Annotated[bool, typer.Option("--json")] = False,
+    ) -> None:
+        """Stored sweeps, newest first."""
+        with Store.open() as store:
+            rows = list_sweeps(store, limit)
+        if as_json:
+            typer.echo(
+                json.dumps(
+                    [
+                        {
+                            "id": r.id,
+                            "created": r.created_at.isoformat(),
+                            "task": r.task,
+                            "axis": r.axis,
+                            "prompt": r.prompt,
+                            "status": r.status,
+                            "cells": r.cells,
+                            "cost_usd": None if r.cost_usd is None else str(r.cost_usd),
+                        }
+                        for r in rows
+                    ],
+                    indent=2,
+                )
+            )
+            return
+        table = Table(title="Sweeps")
+        for column in ("id", "date", "task", "axis", "cells", "cost", "status", "prompt"):
+            table.add_column(column, no_wrap=column in ("id", "date"))
+        for r in rows:
+            excerpt = r.prompt if len(r.prompt) <= 40 else r.prompt[:39] + "…"
+            table.add_row(
+                r.id[:8],
+                r.created_at.strftime("%Y-%m-%d %H:%M"),
+                r.task,
+                r.axis,
+                str(r.cells),
+                format_usd(r.cost_usd),
+                r.status,
+                excerpt,
+            )
+        Console().print(table)
+
+    @sweeps.command("show")
+    def show_command(
+        sweep_id: Annotated[str, typer.Argument(help="Id or unique prefix.")],
+        as_json: Annotated[bool, typer.Option("--json")] = False,
+    ) -> None:
+        """One stored sweep: settings, estimate, cells."""
+        with Store.open() as store:
+            document = load_sweep(store, sweep_id)
+        if as_json:
+            typer.echo(json.dumps(document, ensure_ascii=False, indent=2))
+            return
+        console = Console()
+        console.print(f"[bold]sweep {document['id']}[/bold] · {document['created']}")
+        console.print(
+            f"varying {document['axis']} · held {document['held']} · {document['status']}"
+        )
+        console.print(f"prompt: {document['prompt']}")
+        console.print(f"estimate: {document['estimate']['line']}")
+        for cell in document["cells"]:
+            cost = format_usd(None if cell["cost_usd"] is None else _dec(cell["cost_usd"]))
+            console.rule(
+                f"{cell['label']} · {cell['status']} · {cell['usage']['output_tokens']:,} out · "
+                f"~{cost}"
+            )
+            console.print(cell["text"] or "[dim](no text)[/dim]", markup=False, highlight=False)
+
+    @sweeps.command("export")
+    def export_command(
+        sweep_id: Annotated[str, typer.Argument(help="Id or unique prefix.")],
+        json_file: Annotated[Path | None, typer.Option("--json", help="Write sweep.json")] = None,
+        html_file: Annotated[
+            Path | None, typer.Option("--html", help="Write a self-contained HTML page")
+        ] = None,
+    ) -> None:
+        """Write a stored sweep as JSON and/or a single offline HTML file."""
+        from sweepbench.sweeps.export_html import render_html
+
+        if json_file is None and html_file is None:
+            raise UserError("say where: --json FILE and/or --html FILE")
+        with Store.open() as store:
+            document = load_sweep(store, sweep_id)
+        if json_file is not None:
+            json_file.write_text(json.dumps(document, ensure_ascii=False, indent=2), "utf-8")
+            err.print(f"wrote {json_file}")
+        if html_file is not None:
+            html_file.write_text(render_html(document), "utf-8")
+            err.print(f"wrote {html_file}")
+
+
+def _dec(value: str) -> Decimal:
+    return Decimal(value)
+
+
+def _print_plan(plan: Plan, estimate: SweepEstimate, allowance: str, *, quiet: bool) -> None:
+    if quiet:
+        return
+    for note in plan.notes:
+        err.print(f"[yellow]note:[/yellow] {note}")
+    err.print(estimate.line(allowance))
+
+
+def _estimate_json(plan: Plan, estimate: SweepEstimate) -> dict[str, Any]:
+    return {
+        "axis": plan.axis,
+        "cells": [
+            {
+                "label": c.cell.label,
+                "model": c.cell.model,
+                "effort": c.cell.effort_applied,
+                "max_tokens": c.cell.max_tokens,
+                "prompt_version": c.cell.prompt_version,
+                "typical_usd": None if c.typical is None else str(c.typical),
+                "ceiling_usd": None if c.ceiling is None else str(c.ceiling),
+            }
+            for c in estimate.cells
+        ],
+        "estimate": {
+            "typical_usd": None if estimate.typical is None else str(estimate.typical),
+            "ceiling_usd": None if estimate.ceiling is None else str(estimate.ceiling),
+            "line": estimate.line(),
+        },
+        "refusals": [r.message for r in plan.refusals],
+    }
+
+
+def _result_json(result: SweepResult) -> dict[str, Any]:
+    document = sweep_document(result)
+    return {
+        "id": document["id"],
+        "axis": document["axis"],
+        "estimate": {
+            "typical_usd": document["estimate"]["typical_usd"],
+            "ceiling_usd": document["estimate"]["ceiling_usd"],
+        },
+        "status": document["status"],
+        "wall_s": document["wall_s"],
+        "serial_s": document["serial_s"],
+        "cost_usd": document["totals"]["cost_usd"],
+        "cells": document["cells"],
+    }
+
+
+def _run(plan: Plan, store: Store, ledger: Ledger, *, live: bool) -> SweepResult:
+    """Run with a live table; Ctrl-C is Stop all."""
+    started = time.perf_counter()
+    sweep = Sweep(plan, store=store, ledger=ledger)
+    result_box: list[SweepResult] = []
+
+    async def main() -> SweepResult:
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGINT, sweep.stop_all)
+        try:
+            if not live:
+                return await sweep.run()
+            view = sweep.result
+            with Live(_live_table(view, started), console=err, refresh_per_second=4) as screen:
+                task = asyncio.create_task(sweep.run())
+                while not task.done():
+                    await asyncio.wait({task}, timeout=0.25)
+                    screen.update(_live_table(view, started))
+                return await task
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+
+    try:
+        result_box.append(asyncio.run(main()))
+    except BudgetExceeded as exc:
+        raise _refuse(str(exc)) from None
+    return result_box[0]

@@ -1,0 +1,382 @@
+"""The spend ledger's values: the host's ceilings (sweeps.md §8.1) read from the environment,
+a charge to admit, a reservation, the summary, and the refusal with its wording (§8.3).
+
+Money is a ``Decimal`` of US dollars here and integer micro-dollars in the store. The ledger
+itself is :mod:`sweepbench.money.ledger`, which re-exports all of these.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import localcontext as _localcontext
+from typing import Any, Literal
+
+from sweepbench.errors import BudgetExceeded
+from sweepbench.money.prices import format_usd
+
+log = logging.getLogger(__name__)
+
+DAILY_USD_ENV = "SWEEPBENCH_DAILY_USD"
+CALLS_PER_HOUR_ENV = "SWEEPBENCH_CALLS_PER_HOUR"
+TOTAL_USD_ENV = "SWEEPBENCH_TOTAL_USD"
+EXEMPT_FREE_ENV = "SWEEPBENCH_EXEMPT_FREE_CALLS"
+
+DEFAULT_DAILY_USD = Decimal(10)
+DEFAULT_CALLS_PER_HOUR = 40
+MICRO = Decimal(1_000_000)
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+_OFF = {"off", "none"}
+
+CeilingName = Literal["calls", "daily", "cumulative", "run"]
+"""Which limit refused an admission."""
+State = Literal["reserved", "settled", "expired"]
+"""A reservation's state: open, settled at its cost, or expired at its reserved amount."""
+
+
+def _check_usd(name: str, value: Decimal) -> None:
+    if not isinstance(value, Decimal):
+        raise TypeError(f"{name} must be a Decimal, got {type(value).__name__}: {value!r}")
+    if not value.is_finite() or value < 0:
+        raise ValueError(f"{name} must be a finite amount ≥ 0, not {value}")
+
+
+def usd_to_micro(amount: Decimal, *, up: bool) -> int:
+    """Dollars → integer micro-dollars, exactly: rounded up (``up=True``, for reservations, so
+    a reservation never under-states the worst case) or half-up (settlements)."""
+    _check_usd("an amount", amount)
+    with _localcontext() as ctx:
+        ctx.prec = 80  # enough that quantize never fails on a large amount
+        scaled = (amount * MICRO).quantize(
+            Decimal(1), rounding=ROUND_CEILING if up else ROUND_HALF_UP
+        )
+    return int(scaled)
+
+
+def cap_to_micro(amount: Decimal) -> int:
+    """A ceiling in micro-dollars, rounded down (a ceiling never grows in conversion)."""
+    with _localcontext() as ctx:
+        ctx.prec = 80
+        return int((amount * MICRO).quantize(Decimal(1), rounding=ROUND_FLOOR))
+
+
+def micro_to_usd(micro: int) -> Decimal:
+    """Integer micro-dollars → dollars, exactly and in the shortest form (``1500000`` → 1.5)."""
+    with _localcontext() as ctx:
+        ctx.prec = 80
+        return (Decimal(int(micro)) / MICRO).normalize() if micro else Decimal(0)
+
+
+@dataclass(frozen=True)
+class Ceilings:
+    """The host's limits: dollars per UTC day, calls per rolling hour, an optional lifetime
+    total. ``overridden`` names the environment variables that were applied."""
+
+    daily_usd: Decimal = DEFAULT_DAILY_USD
+    """Dollars per UTC day (``SWEEPBENCH_DAILY_USD``, default 10); resets at 00:00 UTC."""
+    calls_per_hour: int = DEFAULT_CALLS_PER_HOUR
+    """Calls admitted in any rolling 60 minutes (``SWEEPBENCH_CALLS_PER_HOUR``, default 40)."""
+    total_usd: Decimal | None = None
+    """Dollars since the ledger was created (``SWEEPBENCH_TOTAL_USD``); None = no limit."""
+    exempt_free_calls: bool = False
+    """When True (``SWEEPBENCH_EXEMPT_FREE_CALLS=1``), $0 local calls skip the call window."""
+    overridden: tuple[str, ...] = field(default=())
+    """The environment variables whose values were applied, in the order above."""
+
+    def __post_init__(self) -> None:
+        _check_usd("daily_usd", self.daily_usd)
+        if self.total_usd is not None:
+            _check_usd("total_usd", self.total_usd)
+        if isinstance(self.calls_per_hour, bool) or not isinstance(self.calls_per_hour, int):
+            raise TypeError(f"calls_per_hour must be an int, not {self.calls_per_hour!r}")
+        if self.calls_per_hour < 0:
+            raise ValueError(f"calls_per_hour must be ≥ 0, not {self.calls_per_hour}")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Ceilings:
+        """The ceilings from the environment (or ``environ``). An unparsable, negative or
+        non-finite value falls back to its default with a logged warning and is not listed
+        in ``overridden``; an empty value counts as unset."""
+        env = os.environ if environ is None else environ
+        applied: list[str] = []
+
+        def raw(name: str) -> str | None:
+            value = env.get(name, "").strip()
+            return value or None
+
+        def usd(name: str, default: Decimal | None) -> Decimal | None:
+            text = raw(name)
+            if text is None:
+                return default
+            if default is None and text.lower() in _OFF:
+                return None
+            try:
+                value = Decimal(text.removeprefix("$"))
+            except InvalidOperation:
+                value = None
+            if value is None or not value.is_finite() or value < 0:
+                _warn(name, text, "a finite dollar amount ≥ 0", default)
+                return default
+            applied.append(name)
+            return abs(value)  # turns -0 into 0
+
+        daily = usd(DAILY_USD_ENV, DEFAULT_DAILY_USD)
+        calls = DEFAULT_CALLS_PER_HOUR
+        text = raw(CALLS_PER_HOUR_ENV)
+        if text is not None:
+            try:
+                parsed = int(text)
+            except ValueError:
+                parsed = -1
+            if parsed < 0:
+                _warn(CALLS_PER_HOUR_ENV, text, "a whole number ≥ 0", calls)
+            else:
+                calls = parsed
+                applied.append(CALLS_PER_HOUR_ENV)
+        total = usd(TOTAL_USD_ENV, None)
+        exempt = False
+        text = raw(EXEMPT_FREE_ENV)
+        if text is not None:
+            if text.lower() in _TRUE | _FALSE:
+                exempt = text.lower() in _TRUE
+                applied.append(EXEMPT_FREE_ENV)
+            else:
+                _warn(EXEMPT_FREE_ENV, text, "1 or 0", "0")
+        return cls(
+            DEFAULT_DAILY_USD if daily is None else daily, calls, total, exempt, tuple(applied)
+        )
+
+
+def _warn(name: str, text: str, expected: str, default: object) -> None:
+    shown = "off" if default is None else default
+    log.warning("%s=%r is not %s; using the default (%s)", name, text, expected, shown)
+
+
+class SpendRefused(BudgetExceeded):
+    """An admission refused by a ceiling; nothing was written. ``str()`` is the message to
+    show; the fields say which ceiling refused and by how much, for callers that decide."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        ceiling: CeilingName,
+        needed: Decimal | int,
+        remaining: Decimal | int,
+        limit: Decimal | int,
+        spent: Decimal | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.ceiling: CeilingName = ceiling
+        """``calls``, ``daily``, ``cumulative`` or ``run``."""
+        self.needed = needed
+        """What the run asked for: calls (int) or dollars (Decimal)."""
+        self.remaining = remaining
+        """What the ceiling had left (calls, or dollars after open reservations), ≥ 0."""
+        self.limit = limit
+        """The ceiling itself: calls per hour or dollars."""
+        self.spent = spent
+        """Dollars already settled against this ceiling (None for the call window)."""
+
+
+@dataclass(frozen=True)
+class Charge:
+    """One call a run will make, at the worst case its budget allows (its ceiling estimate).
+    ``free`` marks a $0 local or scripted call (its ceiling must be 0)."""
+
+    model: str
+    ceiling_usd: Decimal
+    role: str = "sweep"
+    free: bool = False
+
+    def __post_init__(self) -> None:
+        raw: object = self.ceiling_usd
+        if isinstance(raw, int) and not isinstance(raw, bool):  # exact, so accepted
+            object.__setattr__(self, "ceiling_usd", Decimal(raw))
+        usd_to_micro(self.ceiling_usd, up=True)  # TypeError/ValueError for float, NaN, < 0
+        if not self.model or len(self.model) > 300:
+            raise ValueError(f"a charge needs a model id of 1–300 characters: {self.model!r}")
+        if not self.role or len(self.role) > 40:
+            raise ValueError(f"a charge needs a role of 1–40 characters: {self.role!r}")
+        if self.free and self.ceiling_usd != 0:
+            raise ValueError(f"a free charge costs $0, not {self.ceiling_usd} ({self.model})")
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """One admitted call as the ledger holds it."""
+
+    id: str
+    run_id: str
+    call_id: str | None
+    model: str
+    role: str
+    admitted_at: datetime
+    day: str
+    reserved_usd: Decimal
+    settled_usd: Decimal | None
+    settled_at: datetime | None
+    state: State
+    free: bool
+
+    @classmethod
+    def from_stored(cls, row: Mapping[Any, Any]) -> Reservation:
+        """From a ``spend_reservations`` row (micro-dollars)."""
+        settled = row["settled_micro"]
+        return cls(
+            id=row["id"],
+            run_id=row["run_id"],
+            call_id=row["call_id"],
+            model=row["model"],
+            role=row["role"],
+            admitted_at=row["admitted_at"],
+            day=row["day"],
+            reserved_usd=micro_to_usd(row["reserved_micro"]),
+            settled_usd=None if settled is None else micro_to_usd(settled),
+            settled_at=row["settled_at"],
+            state=row["state"],
+            free=bool(row["free"]),
+        )
+
+
+@dataclass(frozen=True)
+class SpendSummary:
+    """Where the host stands against its ceilings (sweeps.md §8.1 ``summary()``)."""
+
+    ceilings: Ceilings
+    day: str
+    """Today's UTC date, ``YYYY-MM-DD``."""
+    spent_today: Decimal
+    """Settled today (by admission day), expired reservations included."""
+    spent_total: Decimal
+    """Settled since the ledger was created (survives the purge of old rows)."""
+    reserved: Decimal
+    """Open reservations: calls admitted and not yet settled, whatever their day."""
+    reserved_today: Decimal
+    """The part of ``reserved`` admitted today (what counts against today's ceiling)."""
+    open_reservations: int
+    remaining_today: Decimal
+    """``daily_usd − spent_today − reserved_today``, never below 0."""
+    remaining_total: Decimal | None
+    """``total_usd − spent_total − reserved``, never below 0; None without a lifetime ceiling."""
+    calls_in_window: int
+    """Calls admitted in the last 60 minutes that count against the window."""
+    calls_left: int
+    overridden: tuple[str, ...]
+    """Environment variables that changed a ceiling."""
+    binding: Literal["daily", "cumulative"]
+    """The dollar ceiling with the lower remainder (cumulative on a tie)."""
+
+    @property
+    def remaining(self) -> Decimal:
+        """Dollars left under the binding ceiling."""
+        if self.binding == "cumulative" and self.remaining_total is not None:
+            return self.remaining_total
+        return self.remaining_today
+
+    def allowance_text(self) -> str:
+        """The estimate line's tail (sweeps.md §6.3): ``· k calls and $r left today on this
+        host``, naming the lifetime ceiling when that is the binding one."""
+        calls = f"{self.calls_left} call{'' if self.calls_left == 1 else 's'}"
+        left = format_usd(self.remaining)
+        if self.binding == "cumulative" and self.ceilings.total_usd is not None:
+            ceiling = format_usd(self.ceilings.total_usd)
+            return f"· {calls} and {left} left of the {ceiling} lifetime ceiling on this host"
+        return f"· {calls} and {left} left today on this host"
+
+    def as_json(self) -> dict[str, Any]:
+        """A JSON-ready dict; dollars as decimal strings."""
+
+        def usd(value: Decimal | None) -> str | None:
+            return None if value is None else str(value)
+
+        c = self.ceilings
+        return {
+            "day": self.day,
+            "ceilings": {
+                "daily_usd": usd(c.daily_usd),
+                "calls_per_hour": c.calls_per_hour,
+                "total_usd": usd(c.total_usd),
+                "exempt_free_calls": c.exempt_free_calls,
+            },
+            "spent_today": usd(self.spent_today),
+            "spent_total": usd(self.spent_total),
+            "reserved": usd(self.reserved),
+            "reserved_today": usd(self.reserved_today),
+            "open_reservations": self.open_reservations,
+            "remaining_today": usd(self.remaining_today),
+            "remaining_total": usd(self.remaining_total),
+            "calls_in_window": self.calls_in_window,
+            "calls_left": self.calls_left,
+            "binding": self.binding,
+            "overridden": list(self.overridden),
+            "allowance": self.allowance_text(),
+        }
+
+
+def calls_refusal(*, limit: int, left: int, needed: int, noun: str) -> SpendRefused:
+    """The call-window refusal (sweeps.md §8.3)."""
+    return SpendRefused(
+        f"Rate limit: {limit} model calls per 60 minutes on this host; {left} remain and this "
+        f"{noun} needs {needed}.",
+        ceiling="calls",
+        needed=needed,
+        remaining=left,
+        limit=limit,
+    )
+
+
+def money_refusal(
+    which: CeilingName, *, noun: str, reserve: int, left: int, cap: int, spent: int, held: int
+) -> SpendRefused:
+    """A dollar ceiling's refusal (sweeps.md §8.3), from micro-dollars: ``left`` may be ≤ 0
+    (the ceiling is reached), ``held`` is what open reservations hold of it."""
+    e, r, c, s = (format_usd(micro_to_usd(v)) for v in (reserve, max(left, 0), cap, spent))
+    advice = (
+        "Lower the max-token budgets, the effort or the number of cells"
+        if noun == "sweep"
+        else "Lower the max-token budgets or the number of calls"
+    )
+    reached = left <= 0
+    if which == "daily" and reached:
+        more = f" ({format_usd(micro_to_usd(held))} more is held by calls in progress)"
+        text = (
+            f"Daily budget reached — {s} of {c} spent today{more if held else ''}. It resets at "
+            "midnight UTC. This is a host limit, not a fault with your prompt."
+        )
+    elif which == "daily":
+        text = (
+            f"This {noun} could cost up to {e} and only {r} of today's {c} is left. "
+            f"{advice}, or try again after midnight UTC."
+        )
+    elif which == "cumulative" and reached:
+        text = (
+            f"Lifetime budget reached — {s} of this host's {c} lifetime ceiling is spent "
+            f"({TOTAL_USD_ENV}). This is a host limit, not a fault with your prompt."
+        )
+    elif which == "cumulative":
+        text = (
+            f"This {noun} could cost up to {e} and only {r} of this host's {c} lifetime ceiling "
+            f"is left. {advice}."
+        )
+    elif reached:
+        text = f"This run's spending limit is reached — {s} of {c} spent. Raise the limit."
+    else:
+        text = (
+            f"This {noun} could cost up to {e} and only {r} of its {c} spending limit is left. "
+            f"Raise the limit, or {advice[0].lower()}{advice[1:]}."
+        )
+    return SpendRefused(
+        text,
+        ceiling=which,
+        needed=micro_to_usd(reserve),
+        remaining=micro_to_usd(max(left, 0)),
+        limit=micro_to_usd(cap),
+        spent=micro_to_usd(spent),
+    )

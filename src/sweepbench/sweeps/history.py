@@ -1,0 +1,220 @@
+"""Sweeps kept in the store: every sweep with its plan, estimate and cells, written when it
+starts and again when it ends, so a crash leaves a trace and a finished sweep can be listed,
+shown and exported. The stored document is the export format (spec sweeps.md §18.3)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+
+from sweepbench.artifacts import ArtifactKind
+from sweepbench.errors import UserError
+from sweepbench.models.registry import model_info
+from sweepbench.money.prices import price_for
+from sweepbench.store import Store
+from sweepbench.store.schema import sweeps as sweeps_table
+
+if TYPE_CHECKING:
+    from sweepbench.sweeps.run import Sample, SweepResult
+
+FORMAT = "sweepbench-sweep"
+VERSION = 1
+
+
+def _money(value: Decimal | None) -> str | None:
+    return None if value is None else str(value)
+
+
+def sample_document(sample: Sample, kind: ArtifactKind) -> dict[str, Any]:
+    """One call of a cell as exported (the CLI's ``--json`` cells, one per sample), with the
+    artifact kind's metrics of its answer."""
+    cell, result = sample.cell, sample.result
+    usage = result.usage if result is not None else None
+    return {
+        "cell": cell.index,
+        "label": cell.label,
+        "model": cell.model,
+        "effort": cell.effort_applied,
+        "effort_requested": cell.effort_requested,
+        "effort_ignored": cell.effort_ignored,
+        "max_tokens": cell.max_tokens,
+        "prompt_version": cell.prompt_version,
+        "repeat": sample.repeat,
+        "status": sample.status,
+        "stop_reason": result.stop_reason if result is not None else None,
+        "truncated": sample.truncated,
+        "usage": {
+            "input_tokens": usage.input_tokens if usage else 0,
+            "output_tokens": usage.output_tokens if usage else 0,
+            "reasoning_tokens": usage.reasoning_tokens if usage else 0,
+            "cache_read_tokens": usage.cache_read_tokens if usage else 0,
+            "estimated": bool(result and result.usage_estimated),
+        },
+        "cost_usd": _money(sample.cost_usd),
+        "ttft_s": result.ttft_s if result is not None else None,
+        "wall_s": round(sample.seconds, 4),
+        "text": result.text if result is not None else "",
+        "error": sample.error,
+        "call_id": sample.call_id,
+        "metrics": kind.metrics(result.text) if result is not None else {},
+    }
+
+
+def sweep_document(result: SweepResult) -> dict[str, Any]:
+    """The whole sweep as stored and exported."""
+    plan, estimate = result.plan, result.estimate
+    prices: dict[str, Any] = {}
+    for cell in plan.cells:
+        price = price_for(model_info(cell.model))
+        prices[cell.model] = (
+            None
+            if price is None
+            else {"in": str(price.input), "out": str(price.output), "source": price.source}
+        )
+    cost = result.cost_usd
+    samples = _samples(result)
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "id": result.id,
+        "created": result.created_at.isoformat(),
+        "kind": plan.task,
+        "axis": plan.axis,
+        "prompt": plan.prompt,
+        "held": plan.held,
+        "repeats": plan.repeats,
+        "notes": list(plan.notes),
+        "variants": [
+            {
+                "index": c.index,
+                "label": c.label,
+                "model": c.model,
+                "effort_requested": c.effort_requested,
+                "effort_applied": c.effort_applied,
+                "max_tokens": c.max_tokens,
+                "prompt_version": c.prompt_version,
+            }
+            for c in plan.cells
+        ],
+        "estimate": {
+            "typical_usd": _money(estimate.typical),
+            "ceiling_usd": _money(estimate.ceiling),
+            "line": estimate.line(),
+            "cells": [
+                {"typical_usd": _money(c.typical), "ceiling_usd": _money(c.ceiling)}
+                for c in estimate.cells
+            ],
+        },
+        "status": _status(result),
+        "stopped": result.stopped,
+        "wall_s": round(result.wall_s, 4),
+        "serial_s": round(result.serial_s, 4),
+        "totals": {
+            "input_tokens": sum(s["usage"]["input_tokens"] for s in samples),
+            "output_tokens": sum(s["usage"]["output_tokens"] for s in samples),
+            "cost_usd": _money(cost),
+        },
+        "prices_used": prices,
+        "cells": samples,
+    }
+
+
+def _samples(result: SweepResult) -> list[dict[str, Any]]:
+    kind = result.plan.kind
+    return [sample_document(s, kind) for s in result.samples]
+
+
+def _status(result: SweepResult) -> str:
+    states = {s.status for s in result.samples}
+    if states & {"queued", "running"}:
+        return "running"
+    if result.stopped:
+        return "stopped"
+    if "failed" in states:
+        return "failed" if states == {"failed"} else "some failed"
+    return "done"
+
+
+def save_sweep(store: Store, result: SweepResult) -> None:
+    """Insert or update the sweep's row with its current document."""
+    document = sweep_document(result)
+    values = {
+        "task": result.plan.task,
+        "axis": result.plan.axis,
+        "prompt": result.plan.prompt,
+        "status": document["status"],
+        "wall_s": result.wall_s,
+        "serial_s": result.serial_s,
+        "cost_usd": result.cost_usd,
+        "document": json.dumps(document, ensure_ascii=False),
+        "finished_at": None if document["status"] == "running" else datetime.now(UTC),
+    }
+    with store.begin() as conn:
+        exists = conn.execute(
+            sa.select(sweeps_table.c.id).where(sweeps_table.c.id == result.id)
+        ).first()
+        if exists:
+            conn.execute(sweeps_table.update().where(sweeps_table.c.id == result.id).values(values))
+        else:
+            conn.execute(
+                sweeps_table.insert().values(id=result.id, created_at=result.created_at, **values)
+            )
+
+
+@dataclass(frozen=True)
+class SweepSummary:
+    """A row of ``sweepbench sweeps list``."""
+
+    id: str
+    created_at: datetime
+    task: str
+    axis: str
+    prompt: str
+    status: str
+    cells: int
+    cost_usd: Decimal | None
+    wall_s: float | None
+
+
+def list_sweeps(store: Store, limit: int = 20) -> list[SweepSummary]:
+    """Newest first."""
+    query = sa.select(sweeps_table).order_by(sweeps_table.c.created_at.desc()).limit(limit)
+    with store.engine.connect() as conn:
+        rows = conn.execute(query).mappings().all()
+    return [
+        SweepSummary(
+            id=row["id"],
+            created_at=row["created_at"],
+            task=row["task"],
+            axis=row["axis"],
+            prompt=row["prompt"],
+            status=row["status"],
+            cells=len(json.loads(row["document"]).get("variants", [])),
+            cost_usd=row["cost_usd"],
+            wall_s=row["wall_s"],
+        )
+        for row in rows
+    ]
+
+
+def load_sweep(store: Store, sweep_id: str) -> dict[str, Any]:
+    """A stored sweep's document, by id or unique id prefix."""
+    key = sweep_id.strip().lower()
+    if not key:
+        raise UserError("give a sweep id (see `sweepbench sweeps list`)")
+    query = sa.select(sweeps_table.c.id, sweeps_table.c.document).where(
+        sweeps_table.c.id.like(f"{key}%")
+    )
+    with store.engine.connect() as conn:
+        rows = conn.execute(query.limit(2)).all()
+    if not rows:
+        raise UserError(f"no sweep {sweep_id!r} (see `sweepbench sweeps list`)")
+    if len(rows) > 1:
+        raise UserError(f"sweep id {sweep_id!r} is ambiguous; give more characters")
+    document: dict[str, Any] = json.loads(rows[0].document)
+    return document

@@ -1,0 +1,365 @@
+"""The sweep plan: which cells run, built by one function that the estimate, the admission, the
+run, the CLI and the export all share, so the run can never differ from what was priced.
+
+One axis varies (``model``, ``effort``, ``max_tokens`` or ``prompt_version``); the other three
+settings are held. Building a plan never raises on user input: what cannot run is reported as
+:class:`Refusal` s, each with a message meant for the user (spec sweeps.md §4, §5, §7).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from sweepbench.artifacts import ArtifactKind, artifact_kind
+from sweepbench.errors import UserError
+from sweepbench.models.base import GenerateSettings, Message, Request
+from sweepbench.models.catalog import EFFORT_LEVELS, ModelInfo
+from sweepbench.models.registry import model_info, provider_status
+from sweepbench.settings import key_hint, provider_key
+
+Axis = Literal["model", "effort", "max_tokens", "prompt_version"]
+AXES: tuple[Axis, ...] = ("model", "effort", "max_tokens", "prompt_version")
+AXIS_WORDS: dict[str, str] = {
+    "model": "models",
+    "effort": "effort",
+    "max_tokens": "max tokens",
+    "prompt_version": "prompt version",
+}
+MAX_REPEATS = 5
+DEFAULT_LOCAL_MODEL = "local/smollm2-135m"
+_THOUSANDS = re.compile(r"^\d{1,3}([.,]\d{3})+$")
+
+
+def coerce_budget(value: object, default: int | None = None) -> int | None:
+    """A token budget from whatever a number box or a flag holds; never raises (spec §5).
+
+    "64.000", "64,000" and " 64 000 " are 64,000; "1e5" is 100,000; "64k" is 64,000; an
+    unusable value gives ``default``. Clamping to the model's limits is :func:`clamp_budget`."""
+    if value is None or isinstance(value, bool):
+        return default
+    number: float
+    if isinstance(value, int | float):
+        number = float(value)
+    elif isinstance(value, str):
+        text = value.strip().replace(" ", "").replace("_", "")
+        scale = 1.0
+        if text[-1:].lower() == "k":
+            text, scale = text[:-1], 1000.0
+        text = text.replace(".", "").replace(",", "") if _THOUSANDS.match(text) else text
+        text = text.replace(",", "")
+        try:
+            number = float(text) * scale
+        except ValueError:
+            return default
+    else:
+        return default
+    if not math.isfinite(number):
+        return default
+    return int(number)
+
+
+def clamp_budget(budget: int, info: ModelInfo) -> tuple[int, str | None]:
+    """The budget within the model's limits, and a note when it had to move."""
+    limit = info.max_output_tokens
+    if budget < 1:
+        return 1, f"max tokens {budget:,} raised to 1"
+    if limit and budget > limit:
+        return limit, f"max tokens {budget:,} lowered to {limit:,}, {info.id}'s limit"
+    return budget, None
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a plan cannot run. ``severity`` follows the spec: info, warning or error."""
+
+    code: str
+    message: str
+    severity: Literal["info", "warning", "error"] = "error"
+    needs_key: bool = False
+    """True for refusals that only matter when spending (``--estimate-only`` ignores them)."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One setting of the sweep: the held values with the axis value put in."""
+
+    index: int
+    model: str
+    effort_requested: str
+    effort_applied: str
+    """What is actually sent ("none": nothing)."""
+    max_tokens: int
+    prompt_version: str
+    label: str
+
+    @property
+    def effort_ignored(self) -> bool:
+        """The model does not accept the requested level, so nothing was sent."""
+        return self.effort_requested != "none" and self.effort_applied == "none"
+
+
+@dataclass(frozen=True)
+class PlannedCall:
+    """One model call of the plan: a cell's sample ``repeat`` (0-based)."""
+
+    cell: Cell
+    repeat: int
+    request: Request
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The cells of a sweep and everything needed to run or price them."""
+
+    prompt: str
+    task: str
+    axis: Axis
+    held: dict[str, str | int]
+    cells: tuple[Cell, ...]
+    repeats: int = 1
+    dropped: int = 0
+    """Cells beyond the cap, not run ("only the first N are run")."""
+    notes: tuple[str, ...] = ()
+    refusals: tuple[Refusal, ...] = ()
+
+    @property
+    def kind(self) -> ArtifactKind:
+        """The artifact kind of the task."""
+        return artifact_kind(self.task)
+
+    def calls(self) -> list[PlannedCall]:
+        """Every model call, cell by cell, sample by sample: the one list that is priced,
+        admitted and run."""
+        kind = self.kind
+        out: list[PlannedCall] = []
+        for cell in self.cells:
+            system = kind.system_prompt(cell.prompt_version)
+            messages = ((Message("system", system),) if system else ()) + (
+                Message("user", self.prompt),
+            )
+            settings = GenerateSettings(
+                max_tokens=cell.max_tokens,
+                effort=cell.effort_applied,
+                response_format=kind.response_schema,
+                prompt_version=cell.prompt_version,
+            )
+            request = Request(cell.model, messages, settings)
+            out.extend(PlannedCall(cell, repeat, request) for repeat in range(self.repeats))
+        return out
+
+    def blocking(self, *, spending: bool = True) -> list[Refusal]:
+        """The refusals that stop this plan (``spending=False``: those that stop an estimate)."""
+        return [r for r in self.refusals if spending or not r.needs_key]
+
+    def ensure_runnable(self, *, spending: bool = True) -> None:
+        """Raise the first blocking refusal as a UserError."""
+        blocking = self.blocking(spending=spending)
+        if blocking:
+            raise UserError(blocking[0].message)
+
+
+def default_model() -> str:
+    """The held model when none is given: Claude Opus 5 with an Anthropic key, else the
+    bundled local model (the spec's "first local model" fallback)."""
+    if provider_key("anthropic"):
+        return "anthropic/claude-opus-5"
+    if provider_key("openai"):
+        return "openai/gpt-5.6-luna"
+    return DEFAULT_LOCAL_MODEL
+
+
+def _label(axis: Axis, info: ModelInfo, requested: str, applied: str, budget: int, v: str) -> str:
+    effort = f"effort={applied}" + (" (not accepted)" if requested != applied else "")
+    if axis == "model":
+        return f"{info.label or info.id} · {effort}"
+    if axis == "effort":
+        return f"{effort} · {budget:,} tok"
+    if axis == "max_tokens":
+        return f"{budget:,} tok · {effort}"
+    return f"prompt {v} · {effort} · {budget:,} tok"
+
+
+def build_plan(
+    prompt: str,
+    axis: str,
+    values: Sequence[str | int],
+    *,
+    task: str = "text",
+    model: str | None = None,
+    effort: str | None = None,
+    max_tokens: str | int | None = None,
+    prompt_version: str | None = None,
+    repeats: int = 1,
+    max_cells: int | None = None,
+) -> Plan:
+    """Build the plan; never raises on user input (problems become refusals)."""
+    refusals: list[Refusal] = []
+    notes: list[str] = []
+
+    def refuse(code: str, message: str, severity: str = "error", needs_key: bool = False) -> None:
+        refusals.append(Refusal(code, message, severity, needs_key))  # type: ignore[arg-type]
+
+    try:
+        kind = artifact_kind(task)
+    except UserError as exc:
+        return Plan(prompt, "text", "model", {}, (), refusals=(Refusal("task", str(exc)),))
+    if axis not in AXES:
+        message = f"unknown axis {axis!r}; axes: {', '.join(AXES)}"
+        return Plan(prompt, task, "model", {}, (), refusals=(Refusal("axis", message),))
+    the_axis: Axis = axis
+    defaults = kind.defaults
+    if not prompt.strip():
+        refuse("prompt", "Write a prompt first.", "warning")
+    elif len(prompt) > defaults.prompt_cap:
+        refuse(
+            "prompt",
+            f"The prompt is {len(prompt):,} characters; {task} sweeps take at most "
+            f"{defaults.prompt_cap:,}.",
+            "warning",
+        )
+    repeats_ok = max(1, min(int(repeats), MAX_REPEATS))
+    if repeats_ok != repeats:
+        notes.append(f"repeats {repeats} clamped to {repeats_ok} (1–{MAX_REPEATS})")
+
+    held_model = model or default_model()
+    held_effort = (effort or "").strip().lower()  # empty: each model's default effort
+    held_budget = coerce_budget(max_tokens, defaults.held_max_tokens) or defaults.held_max_tokens
+    held_version = prompt_version or kind.default_version
+    if max_tokens is not None and coerce_budget(max_tokens) is None:
+        notes.append(f"max tokens {max_tokens!r} is not a number; using {held_budget:,}")
+
+    # The varying list, in the spec's order, duplicates collapsed after coercion.
+    raw = [str(v).strip() for v in values if str(v).strip()]
+    varying: list[str | int] = []
+    if the_axis == "effort":
+        bad = [v for v in raw if v.lower() not in EFFORT_LEVELS]
+        if bad:
+            refuse("values", f"unknown effort {', '.join(bad)}; levels: {', '.join(EFFORT_LEVELS)}")
+        varying = [level for level in EFFORT_LEVELS if level in {v.lower() for v in raw}]
+    elif the_axis == "max_tokens":
+        budgets = {coerce_budget(v) for v in raw}
+        if None in budgets:
+            unreadable = [v for v in raw if coerce_budget(v) is None]
+            refuse("values", f"cannot read max tokens {', '.join(unreadable)} as numbers")
+        varying = sorted(b for b in budgets if b is not None)
+    elif the_axis == "model":
+        varying = list(dict.fromkeys(raw))
+    else:
+        bad = [v for v in raw if v not in kind.prompts]
+        if bad:
+            refuse(
+                "values",
+                f"{task} has no prompt version {', '.join(bad)}; versions: "
+                f"{', '.join(kind.versions)}",
+            )
+        varying = [v for v in kind.versions if v in raw]
+
+    cap = max_cells or defaults.max_variants
+    dropped = max(len(varying) - cap, 0)
+    varying = varying[:cap]
+
+    cells: list[Cell] = []
+    seen: dict[tuple[str, str, int, str], str] = {}
+    for value in varying:
+        cell_model = str(value) if the_axis == "model" else held_model
+        try:
+            info = model_info(cell_model)
+        except UserError as exc:
+            refuse("model", str(exc))
+            continue
+        requested = str(value) if the_axis == "effort" else held_effort
+        if not requested:
+            requested = info.default_effort or "none"
+        budget = int(value) if the_axis == "max_tokens" else held_budget
+        budget, note = clamp_budget(budget, info)
+        if note:
+            notes.append(note)
+        version = str(value) if the_axis == "prompt_version" else held_version
+        try:
+            applied = info.resolve_effort(requested, strict=False) or "none"
+        except UserError as exc:
+            refuse("effort", str(exc))
+            continue
+        label = _label(the_axis, info, requested, applied, budget, version)
+        key = (cell_model, applied, budget, version)
+        if the_axis == "effort" and info.effort_capable and requested != applied:
+            twin = f", repeating '{seen[key]}'" if key in seen else ""
+            refuse(
+                "duplicate",
+                f"{info.id} does not accept effort {requested!r}: that cell would run with no "
+                f"effort at all{twin}. Pick from {', '.join(info.supported_efforts())}.",
+            )
+        seen.setdefault(key, label)
+        cells.append(Cell(len(cells), cell_model, requested, applied, budget, version, label))
+
+    if dropped:
+        notes.append(f"Only the first {len(cells)} are run.")
+    if not cells and not refusals:
+        refuse("cells", "Select at least one variant to compare.", "warning")
+    if the_axis == "model" and 0 < len(cells) < 2:
+        refuse(
+            "cells", "Pick at least two models to compare — one is just a single run.", "warning"
+        )
+    if the_axis == "effort" and len(cells) >= 2:
+        info = model_info(held_model)
+        if not info.effort_capable:
+            refuse(
+                "effort",
+                f"{info.id} does not accept the effort parameter, so every variant would be "
+                "identical. Vary max tokens instead, or pick another model.",
+            )
+    _refuse_unrunnable(cells, refuse)
+    held: dict[str, str | int] = {
+        "model": held_model,
+        "effort": held_effort or "default",
+        "max_tokens": held_budget,
+        "prompt_version": held_version,
+    }
+    held.pop(the_axis, None)
+    return Plan(
+        prompt=prompt,
+        task=task,
+        axis=the_axis,
+        held=held,
+        cells=tuple(cells),
+        repeats=repeats_ok,
+        dropped=dropped,
+        notes=tuple(dict.fromkeys(notes)),
+        refusals=tuple(refusals),
+    )
+
+
+def _refuse_unrunnable(cells: Sequence[Cell], refuse: object) -> None:
+    """Missing keys (only when spending) and missing prices (always: a ceiling cannot protect
+    an unpriced call)."""
+    from sweepbench.money.prices import price_for
+
+    add = refuse  # typed loosely to keep the closure simple
+    missing_key: dict[str, list[str]] = {}
+    unpriced: list[str] = []
+    for cell in cells:
+        info = model_info(cell.model)
+        status = provider_status(info.provider)
+        if not status.available:
+            missing_key.setdefault(info.provider, []).append(cell.model)
+        if price_for(info) is None and cell.model not in unpriced:
+            unpriced.append(cell.model)
+    for provider, models in missing_key.items():
+        hint = key_hint(provider) if provider in ("anthropic", "openai", "openrouter") else ""
+        reason = hint or provider_status(provider).reason
+        add(  # type: ignore[operator]
+            "key",
+            f"No key for {', '.join(dict.fromkeys(models))}: {reason}.",
+            "warning",
+            True,
+        )
+    if unpriced:
+        add(  # type: ignore[operator]
+            "price",
+            f"No price on file for {', '.join(unpriced)}, so the spend ceiling cannot protect "
+            "this run.",
+        )
