@@ -26,6 +26,7 @@ import typer
 from typer.testing import CliRunner
 
 from sweepbench.errors import BudgetExceeded, UserError
+from sweepbench.money.ceilings import cap_to_micro, micro_to_usd, usd_to_micro
 from sweepbench.money.ledger import (
     STALE_AFTER_S,
     Ceilings,
@@ -214,6 +215,21 @@ def test_free_calls_need_no_money_but_count_in_the_window(store: Store, clock: C
     s = exempt.summary()
     assert (s.calls_in_window, s.calls_left) == (0, 2)
     assert ledger.summary().calls_in_window == 8
+
+
+def test_micro_dollar_conversions_are_exact() -> None:
+    assert [str(micro_to_usd(m)) for m in (0, 1, 1_500_000, 10_000_000, 123_000_000)] == [
+        "0",
+        "0.000001",
+        "1.5",
+        "10",
+        "123",
+    ]
+    assert usd_to_micro(D("0.0000001"), up=True) == 1
+    assert usd_to_micro(D("0.0000004999"), up=False) == 0
+    assert usd_to_micro(D("0.0000005"), up=False) == 1
+    assert usd_to_micro(D("123456789.1234567"), up=True) == 123456789123457
+    assert cap_to_micro(D("0.0000019")) == 1
 
 
 @pytest.mark.parametrize(

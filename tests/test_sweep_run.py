@@ -132,3 +132,23 @@ async def test_history_and_exports(store: Store, tmp_path: Path) -> None:
     assert "&lt;b&gt;something&lt;/b&gt;" in page and "<b>something" not in page
     assert "http://" not in page and "https://" not in page  # usable offline
     assert "TRUNCATED at 2 tokens" in page
+
+
+def test_python_api_sweep_and_estimate() -> None:
+    import sweepbench
+
+    estimate = sweepbench.estimate("a b", "max_tokens", [2, 9], model="scripted/echo")
+    assert estimate.free and len(estimate.cells) == 2
+    result = sweepbench.sweep("a b c", "max_tokens", [2, 9], model="scripted/echo")
+    assert [s.status for s in result.samples] == ["done", "done"]
+    assert result.samples[0].truncated
+
+
+async def test_python_api_refuses_inside_a_running_loop() -> None:
+    import sweepbench
+    from sweepbench.errors import UserError
+
+    with pytest.raises(UserError, match="asweep"):
+        sweepbench.sweep("a", "max_tokens", [2, 9], model="scripted/echo")
+    result = await sweepbench.asweep("a", "max_tokens", [2, 9], model="scripted/echo")
+    assert len(result.samples) == 2

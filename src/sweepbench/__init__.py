@@ -26,6 +26,7 @@ from sweepbench.models import (
     collect,
     resolve,
 )
+from sweepbench.sweeps import asweep, estimate, sweep
 
 __version__ = "0.1.0"
 
@@ -46,6 +47,9 @@ __all__ = [
     "Usage",
     "UsageEvent",
     "UserError",
+    "asweep",
     "collect",
+    "estimate",
     "resolve",
+    "sweep",
 ]

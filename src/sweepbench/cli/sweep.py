@@ -342,7 +342,9 @@ def _run(plan: Plan, store: Store, ledger: Ledger, *, live: bool) -> SweepResult
                 while not task.done():
                     await asyncio.wait({task}, timeout=0.25)
                     screen.update(_live_table(view, started))
-                return await task
+            if not err.is_terminal:
+                err.line()  # a non-terminal Live leaves its last line open
+            return await task
         finally:
             loop.remove_signal_handler(signal.SIGINT)
 

@@ -70,7 +70,8 @@ def micro_to_usd(micro: int) -> Decimal:
     """Integer micro-dollars → dollars, exactly and in the shortest form (``1500000`` → 1.5)."""
     with _localcontext() as ctx:
         ctx.prec = 80
-        return (Decimal(int(micro)) / MICRO).normalize() if micro else Decimal(0)
+        # The quotient's exponent is the smallest that is exact: 10 → "10", 1.5 → "1.5".
+        return Decimal(int(micro)) / MICRO if micro else Decimal(0)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,90 @@
+"""Sweeps: one prompt under several settings at once, priced before, capped, streamed, stoppable.
+
+From Python (a notebook, a script)::
+
+    import sweepbench
+    result = sweepbench.sweep("Name three primes.", axis="max_tokens", values=[16, 64])
+    for sample in result.samples:
+        print(sample.cell.label, sample.status, sample.result.text)
+
+Inside a running event loop (Jupyter) use ``await sweepbench.asweep(...)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from decimal import Decimal
+
+from sweepbench.errors import UserError
+from sweepbench.money.ledger import Ledger
+from sweepbench.store import Store
+from sweepbench.sweeps.estimate import SweepEstimate, estimate_plan
+from sweepbench.sweeps.plan import Cell, Plan, build_plan, coerce_budget
+from sweepbench.sweeps.run import Sample, Sweep, SweepEvent, SweepResult
+
+__all__ = [
+    "Cell",
+    "Plan",
+    "Sample",
+    "Sweep",
+    "SweepEstimate",
+    "SweepEvent",
+    "SweepResult",
+    "asweep",
+    "build_plan",
+    "coerce_budget",
+    "estimate",
+    "estimate_plan",
+    "sweep",
+]
+
+
+def estimate(
+    prompt: str, axis: str, values: Sequence[str | int], **settings: object
+) -> SweepEstimate:
+    """Price a sweep without running it (needs no key). ``settings`` as :func:`build_plan`."""
+    plan = build_plan(prompt, axis, values, **settings)  # type: ignore[arg-type]
+    plan.ensure_runnable(spending=False)
+    with Store.open() as store:
+        return estimate_plan(plan, store)
+
+
+async def asweep(
+    prompt: str,
+    axis: str,
+    values: Sequence[str | int],
+    *,
+    on_event: Callable[[SweepEvent], None] | None = None,
+    run_limit_usd: Decimal | None = None,
+    **settings: object,
+) -> SweepResult:
+    """Plan, admit against the spend ceilings, run and store a sweep; return its result.
+
+    Raises UserError for a refused plan and BudgetExceeded when it does not fit the ceilings."""
+    plan = build_plan(prompt, axis, values, **settings)  # type: ignore[arg-type]
+    plan.ensure_runnable()
+    with Store.open() as store:
+        sweep_ = Sweep(
+            plan, store=store, ledger=Ledger(store), on_event=on_event, run_limit_usd=run_limit_usd
+        )
+        return await sweep_.run()
+
+
+def sweep(
+    prompt: str,
+    axis: str,
+    values: Sequence[str | int],
+    *,
+    on_event: Callable[[SweepEvent], None] | None = None,
+    run_limit_usd: Decimal | None = None,
+    **settings: object,
+) -> SweepResult:
+    """:func:`asweep` for code without a running event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(
+            asweep(prompt, axis, values, on_event=on_event, run_limit_usd=run_limit_usd, **settings)
+        )
+    raise UserError("an event loop is running here (Jupyter?): use `await sweepbench.asweep(...)`")
