@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from sweepbench import ErrorKind
-from sweepbench.cli import main
 from tests.adapters import cancel_after, run
+from tests.helpers import cli
 from tests.servers import AnthropicServer, Reply, StreamFailure
 
 MODEL = "anthropic/claude-opus-5"
@@ -147,12 +146,7 @@ def test_cli_generate_records_the_call_and_never_the_key(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     srv.reply("Blue light scatters more.", input_tokens=1000, output_tokens=200)
-    monkeypatch.setattr(
-        sys, "argv", ["sweepbench", "generate", MODEL, "Why is the sky blue?", "--json"]
-    )
-    with pytest.raises(SystemExit) as exit_info:
-        main()
-    assert exit_info.value.code in (0, None)
+    assert cli(monkeypatch, "generate", MODEL, "Why is the sky blue?", "--json") == 0
     data = json.loads(capsys.readouterr().out)
     assert data["text"] == "Blue light scatters more."
     assert data["cost_usd"] == "0.01"  # 1000 × $5 + 200 × $25 per million

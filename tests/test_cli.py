@@ -3,21 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
-from sweepbench.cli import main
 from sweepbench.store import Store
-
-
-def cli(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
-    monkeypatch.setattr(sys, "argv", ["sweepbench", *args])
-    try:
-        main()
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
+from tests.helpers import cli
 
 
 def test_generate_json_is_one_object_and_is_recorded(

@@ -3,22 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
-from sweepbench.cli import main
-
-
-def cli(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
-    monkeypatch.setattr(sys, "argv", ["sweepbench", *args])
-    try:
-        main()
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
+from tests.helpers import cli
 
 
 @pytest.mark.local_model
