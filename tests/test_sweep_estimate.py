@@ -39,7 +39,7 @@ def test_unpriced_is_no_estimate_never_zero() -> None:
 def test_local_is_free_and_says_so() -> None:
     estimate = estimate_plan(build_plan("hi", "max_tokens", ["16", "64"]))
     assert estimate.free and estimate.ceiling == 0
-    assert "local models: free" in estimate.line()
+    assert "free models: nothing is spent" in estimate.line()
 
 
 def test_line_names_axis_extremes_and_allowance(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -126,6 +126,9 @@ def register(app: typer.Typer) -> None:
         prompt_version: Annotated[str | None, typer.Option("--prompt-version")] = None,
         task: Annotated[str, typer.Option("--task", help="text (more kinds to come)")] = "text",
         repeats: Annotated[int, typer.Option("--repeats", help="Samples per cell (1–5).")] = 1,
+        max_cells: Annotated[
+            int | None, typer.Option("--max-cells", help="Cap on cells (default 6 for text).")
+        ] = None,
         estimate_only: Annotated[
             bool, typer.Option("--estimate-only", help="Price the plan and stop (no key needed).")
         ] = False,
@@ -145,6 +148,7 @@ def register(app: typer.Typer) -> None:
             max_tokens=max_tokens,
             prompt_version=prompt_version,
             repeats=repeats,
+            max_cells=max_cells,
         )
         with Store.open() as store:
             estimate = estimate_plan(plan, store)

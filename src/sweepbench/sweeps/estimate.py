@@ -88,7 +88,7 @@ class SweepEstimate:
             return f"{variants} · no price on file for {', '.join(self.unpriced)}."
         typical, ceiling = self.typical, self.ceiling
         if self.free:
-            text = f"{variants}{samples} varying {AXIS_WORDS[plan.axis]} · local models: free."
+            text = f"{variants}{samples} varying {AXIS_WORDS[plan.axis]} · free models: nothing is spent."
         elif not any(provider_key(p) for p in KEY_VARIABLES):
             return (
                 "No provider keys here — nothing will be spent. With keys, this sweep would "
