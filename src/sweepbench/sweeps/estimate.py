@@ -88,7 +88,8 @@ class SweepEstimate:
             return f"{variants} · no price on file for {', '.join(self.unpriced)}."
         typical, ceiling = self.typical, self.ceiling
         if self.free:
-            text = f"{variants}{samples} varying {AXIS_WORDS[plan.axis]} · free models: nothing is spent."
+            axis_words = AXIS_WORDS[plan.axis]
+            text = f"{variants}{samples} varying {axis_words} · free models: nothing is spent."
         elif not any(provider_key(p) for p in KEY_VARIABLES):
             return (
                 "No provider keys here — nothing will be spent. With keys, this sweep would "
