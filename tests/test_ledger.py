@@ -37,8 +37,8 @@ from sweepbench.money.ledger import (
 from sweepbench.money.prices import format_usd
 from sweepbench.store import Store
 from sweepbench.store.schema import spend_reservations, spend_totals
+from tests.backends import BACKENDS, backend_url
 
-PG_URL = os.environ.get("SWEEPBENCH_TEST_POSTGRES")
 T0 = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 D = Decimal
 MODEL = "anthropic/claude-opus-5"
@@ -57,21 +57,9 @@ class Clock:
         self.now += timedelta(**delta)
 
 
-def _reset_postgres(url: str) -> None:
-    engine = sa.create_engine(url)
-    with engine.begin() as conn:
-        conn.exec_driver_sql("DROP SCHEMA IF EXISTS public CASCADE")
-        conn.exec_driver_sql("CREATE SCHEMA public")
-    engine.dispose()
-
-
-@pytest.fixture(params=["sqlite", "postgres"] if PG_URL else ["sqlite"])
+@pytest.fixture(params=BACKENDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    url = f"sqlite:///{tmp_path / 'ledger.db'}"
-    if request.param == "postgres" and PG_URL:
-        _reset_postgres(PG_URL)
-        url = PG_URL
-    with Store.open(url) as s:
+    with Store.open(backend_url(request.param, tmp_path / "ledger.db")) as s:
         yield s
 
 
@@ -481,13 +469,10 @@ def _admit_in_a_process(home: str, url: str, barrier: Any, results: Any, index: 
     results.put((index, admitted, refused, errors))
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgres"] if PG_URL else ["sqlite"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_processes_share_one_ceiling(tmp_path: Path, backend: str) -> None:
     home = tmp_path / "shared-home"
-    url = f"sqlite:///{home / 'ledger.db'}"
-    if backend == "postgres" and PG_URL:
-        _reset_postgres(PG_URL)
-        url = PG_URL
+    url = backend_url(backend, home / "ledger.db")
     with Store.open(url):  # migrate once, before the race
         pass
     ctx = multiprocessing.get_context("spawn")

@@ -7,7 +7,6 @@ dropped before each test), e.g. ``postgresql+psycopg://postgres@127.0.0.1:5432/p
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -28,6 +27,7 @@ from sweepbench.store import (
     latest_version,
 )
 from sweepbench.store.schema import metadata
+from tests.backends import BACKENDS, backend_url
 
 START = CallStart(
     model="scripted/echo",
@@ -36,29 +36,13 @@ START = CallStart(
 )
 
 
-PG_URL = os.environ.get("SWEEPBENCH_TEST_POSTGRES")
-
-
 def sqlite_url(path: Path) -> str:
     return f"sqlite:///{path}"
 
 
-def _reset_postgres(url: str) -> None:
-    engine = sa.create_engine(url)
-    with engine.begin() as conn:
-        conn.exec_driver_sql("DROP SCHEMA IF EXISTS public CASCADE")
-        conn.exec_driver_sql("CREATE SCHEMA public")
-    engine.dispose()
-
-
-@pytest.fixture(params=["sqlite", "postgres"] if PG_URL else ["sqlite"])
+@pytest.fixture(params=BACKENDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    if request.param == "postgres" and PG_URL:
-        _reset_postgres(PG_URL)
-        url = PG_URL
-    else:
-        url = sqlite_url(tmp_path / "db" / "store.db")
-    with Store.open(url) as s:
+    with Store.open(backend_url(request.param, tmp_path / "db" / "store.db")) as s:
         yield s
 
 
