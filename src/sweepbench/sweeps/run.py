@@ -212,7 +212,7 @@ class Sweep:
                     self._emit(sample)
                     return
                 model = models.setdefault(planned.cell.model, resolve(planned.cell.model))
-                await self._run_sample(sample, planned, model, reservations[index])
+                await self._run_sample(index, planned, model, reservations[index])
 
         try:
             await asyncio.gather(*(one(i) for i in range(len(self.calls))))
@@ -220,15 +220,15 @@ class Sweep:
             for model in models.values():
                 await model.aclose()
             result.wall_s = time.perf_counter() - started
-            result.stopped = self._stopped
+            result.stopped = any(s.status == "stopped" for s in self.samples)
             save_sweep(self.store, result)
         return result
 
     async def _run_sample(
-        self, sample: Sample, planned: PlannedCall, model: Model, reservation: str | None
+        self, index: int, planned: PlannedCall, model: Model, reservation: str | None
     ) -> None:
+        sample = self.samples[index]
         call = Call(model, planned.request, self.store, role="sweep", run_id=self.id)
-        index = self.samples.index(sample)
         self._live[index] = call
         sample.status = "running"
         sample.started = time.perf_counter()
