@@ -4,9 +4,9 @@ metrics on top of this interface."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from sweepbench.errors import UserError
 
@@ -23,6 +23,36 @@ class SweepDefaults:
     """Longest prompt accepted, in characters."""
 
 
+@dataclass
+class ArtifactOutcome:
+    """What a cell's answer became (spec artifacts.md §1): never raises, failures are data."""
+
+    ok: bool
+    """True only if the artifact is complete and valid."""
+    partial: bool = False
+    """Content survived a truncation, an error or a Stop."""
+    reason: str = ""
+    """Why not ok, in words (empty when ok). A cut-off answer says ``stop=max_tokens: …``,
+    never "invalid JSON"."""
+    notes: list[str] = field(default_factory=list)
+    """Every coercion, clamp, drop or rename applied."""
+    artifact: dict[str, Any] = field(default_factory=dict)
+    """The JSON-serialisable artifact (an Excalidraw scene, a sculpture manifest, or text)."""
+    files: dict[str, bytes] = field(default_factory=dict)
+    """Binary renderings by extension, e.g. ``{"glb": ..., "svg": ...}``."""
+    metrics: dict[str, Any] = field(default_factory=dict)
+    """Numbers computed from the artifact itself (counts, triangles, palette, blend…)."""
+
+
+class StreamParser(Protocol):
+    """Fed with text deltas as they arrive; returns the items completed by each delta
+    (drawing elements, sculpture parts) so viewers can grow while the model writes."""
+
+    def feed(self, text: str) -> list[dict[str, Any]]:
+        """Consume a delta of any size (down to one character)."""
+        ...
+
+
 @dataclass(frozen=True)
 class ArtifactKind:
     """A kind of thing a cell produces."""
@@ -35,6 +65,12 @@ class ArtifactKind:
     defaults: SweepDefaults = field(default_factory=SweepDefaults)
     response_schema: dict[str, Any] | None = None
     """A JSON schema for structured output, when the kind has one."""
+    schemas: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    """Per prompt version, when versions need different schemas (sculpture v1 / v2)."""
+    parser: Callable[[], StreamParser] | None = None
+    """A fresh incremental parser per call, for kinds whose viewers grow while streaming."""
+    build: Callable[[str, str, str], ArtifactOutcome] | None = None
+    """``build(text, stop_reason, prompt_version)``: the final artifact from the whole answer."""
 
     @property
     def versions(self) -> list[str]:
@@ -50,9 +86,33 @@ class ArtifactKind:
             )
         return self.prompts[key]
 
-    def metrics(self, text: str) -> dict[str, float]:
-        """Numbers that describe an answer; the text kind counts words and lines."""
-        return {"words": float(len(text.split())), "lines": float(text.count("\n") + bool(text))}
+    def schema(self, version: str | None) -> dict[str, Any] | None:
+        """The structured-output schema for a prompt version (None: free text)."""
+        return self.schemas.get(version or self.default_version, self.response_schema)
+
+    def outcome(self, text: str, stop_reason: str, version: str | None) -> ArtifactOutcome:
+        """The final artifact of an answer; the text kind keeps the text and counts it."""
+        if self.build is not None:
+            return self.build(text, stop_reason, version or self.default_version)
+        ok = stop_reason == "end" and bool(text.strip())
+        reason = "" if ok else _stop_words(stop_reason, text)
+        return ArtifactOutcome(
+            ok=ok,
+            partial=not ok and bool(text),
+            reason=reason,
+            artifact={"text": text},
+            metrics={"words": len(text.split()), "lines": text.count("\n") + bool(text)},
+        )
+
+
+def _stop_words(stop_reason: str, text: str) -> str:
+    if stop_reason == "end":
+        return "the model returned nothing"
+    if stop_reason == "max_tokens":
+        return "stop=max_tokens: the budget ran out"
+    if stop_reason == "cancelled":
+        return "stopped"
+    return f"stop={stop_reason}"
 
 
 def _version_key(version: str) -> tuple[int, str]:

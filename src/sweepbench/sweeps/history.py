@@ -4,6 +4,7 @@ shown and exported. The stored document is the export format (spec sweeps.md §1
 
 from __future__ import annotations
 
+import base64
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -12,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from sweepbench.artifacts import ArtifactKind
 from sweepbench.errors import UserError
 from sweepbench.models.registry import model_info
 from sweepbench.money.prices import price_for
@@ -30,9 +30,9 @@ def _money(value: Decimal | None) -> str | None:
     return None if value is None else str(value)
 
 
-def sample_document(sample: Sample, kind: ArtifactKind) -> dict[str, Any]:
-    """One call of a cell as exported (the CLI's ``--json`` cells, one per sample), with the
-    artifact kind's metrics of its answer."""
+def sample_document(sample: Sample) -> dict[str, Any]:
+    """One call of a cell as exported (the CLI's ``--json`` cells, one per sample), with its
+    artifact and the metrics computed from it."""
     cell, result = sample.cell, sample.result
     usage = result.usage if result is not None else None
     return {
@@ -61,7 +61,34 @@ def sample_document(sample: Sample, kind: ArtifactKind) -> dict[str, Any]:
         "text": result.text if result is not None else "",
         "error": sample.error,
         "call_id": sample.call_id,
-        "metrics": kind.metrics(result.text) if result is not None else {},
+        **_outcome_document(sample),
+    }
+
+
+def _outcome_document(sample: Sample) -> dict[str, Any]:
+    """The artifact part of a sample: ok/partial/reason, notes, metrics, the artifact itself
+    and its binary files (base64, so the document stays JSON)."""
+    outcome = sample.outcome
+    if outcome is None:
+        return {
+            "ok": False,
+            "partial": False,
+            "reason": "",
+            "notes": [],
+            "metrics": {},
+            "artifact": {},
+            "files": {},
+        }
+    return {
+        "ok": outcome.ok,
+        "partial": outcome.partial,
+        "reason": outcome.reason,
+        "notes": list(outcome.notes),
+        "metrics": outcome.metrics,
+        "artifact": outcome.artifact,
+        "files": {
+            ext: base64.b64encode(data).decode("ascii") for ext, data in outcome.files.items()
+        },
     }
 
 
@@ -125,8 +152,7 @@ def sweep_document(result: SweepResult) -> dict[str, Any]:
 
 
 def _samples(result: SweepResult) -> list[dict[str, Any]]:
-    kind = result.plan.kind
-    return [sample_document(s, kind) for s in result.samples]
+    return [sample_document(s) for s in result.samples]
 
 
 def _status(result: SweepResult) -> str:

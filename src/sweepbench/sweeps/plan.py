@@ -144,7 +144,7 @@ class Plan:
             settings = GenerateSettings(
                 max_tokens=cell.max_tokens,
                 effort=cell.effort_applied,
-                response_format=kind.response_schema,
+                response_format=kind.schema(cell.prompt_version),
                 prompt_version=cell.prompt_version,
             )
             request = Request(cell.model, messages, settings)

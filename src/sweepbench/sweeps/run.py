@@ -16,11 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Literal
+from typing import Any, Literal
 
+from sweepbench.artifacts import ArtifactOutcome
 from sweepbench.calls import Call
 from sweepbench.errors import ProviderError
-from sweepbench.models.base import Event, Finish, Model, Result
+from sweepbench.models.base import Event, Finish, Model, Result, TextDelta
 from sweepbench.models.registry import resolve
 from sweepbench.money.ledger import Charge, Ledger
 from sweepbench.store import Store
@@ -44,6 +45,10 @@ class Sample:
     started: float | None = None
     ended: float | None = None
     error: str | None = None
+    items: int = 0
+    """Artifact items (drawing elements, sculpture parts) parsed so far from the stream."""
+    outcome: ArtifactOutcome | None = None
+    """The finished artifact, built from the whole answer when the call ends."""
 
     @property
     def seconds(self) -> float:
@@ -66,6 +71,8 @@ class SweepEvent:
     repeat: int
     status: Status
     event: Event | None = None
+    items: tuple[dict[str, Any], ...] = ()
+    """Artifact items completed by this event (drawing elements, sculpture parts)."""
 
 
 @dataclass
@@ -173,9 +180,15 @@ class Sweep:
         for call in list(self._live.values()):
             call.cancel()
 
-    def _emit(self, sample: Sample, event: Event | None = None) -> None:
+    def _emit(
+        self, sample: Sample, event: Event | None = None, items: list[dict[str, Any]] | None = None
+    ) -> None:
         if self.on_event is not None:
-            self.on_event(SweepEvent(sample.cell.index, sample.repeat, sample.status, event))
+            self.on_event(
+                SweepEvent(
+                    sample.cell.index, sample.repeat, sample.status, event, tuple(items or ())
+                )
+            )
 
     async def run(self) -> SweepResult:
         """Admit the sweep as a whole, run every call concurrently, settle each as it ends."""
@@ -234,12 +247,17 @@ class Sweep:
         sample.started = time.perf_counter()
         self._emit(sample)
 
+        kind = self.plan.kind
+        parser = kind.parser() if kind.parser is not None else None
+
         def forward(event: Event) -> None:
             if sample.call_id is None and call.call_id is not None:
                 sample.call_id = call.call_id
                 if reservation is not None and self.ledger is not None:
                     self.ledger.attach(reservation, call.call_id)
-            self._emit(sample, event)
+            items = parser.feed(event.text) if parser and isinstance(event, TextDelta) else []
+            sample.items += len(items)
+            self._emit(sample, event, items)
 
         try:
             result = await asyncio.wait_for(call.run(forward), MAX_RUN_SECONDS)
@@ -260,6 +278,9 @@ class Sweep:
                 sample.error = str(result.error) if result.error else "error"
             else:
                 sample.status = "done"
+        sample.outcome = await asyncio.to_thread(
+            kind.outcome, result.text, result.stop_reason, planned.cell.prompt_version
+        )
         produced = result.deltas > 0 or result.usage.input_tokens > 0
         self._settle(reservation, sample.cost_usd, produced=produced)
         self._emit(sample, Finish(result.stop_reason, error=_error(result)))
