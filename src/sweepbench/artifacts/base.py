@@ -67,6 +67,8 @@ class ArtifactKind:
     """A JSON schema for structured output, when the kind has one."""
     schemas: Mapping[str, dict[str, Any]] = field(default_factory=dict)
     """Per prompt version, when versions need different schemas (sculpture v1 / v2)."""
+    item_noun: str = ""
+    """What the parser's items are called ("elements", "parts"), for live counts."""
     parser: Callable[[], StreamParser] | None = None
     """A fresh incremental parser per call, for kinds whose viewers grow while streaming."""
     build: Callable[[str, str, str], ArtifactOutcome] | None = None

@@ -21,7 +21,7 @@ from sweepbench.money.ledger import Ledger
 from sweepbench.money.prices import format_usd
 from sweepbench.store import Store
 from sweepbench.sweeps.estimate import SweepEstimate, estimate_plan
-from sweepbench.sweeps.history import list_sweeps, load_sweep, sweep_document
+from sweepbench.sweeps.history import list_sweeps, load_sweep, sweep_document, write_artifacts
 from sweepbench.sweeps.plan import AXES, Plan, build_plan
 from sweepbench.sweeps.run import Sweep, SweepResult
 
@@ -43,7 +43,11 @@ def _refuse(message: str) -> typer.Exit:
 
 def _live_table(result: SweepResult, started: float) -> Table:
     table = Table(title=f"sweep {result.id[:8]} · {time.perf_counter() - started:.1f}s")
-    for column in ("#", "cell", "status", "out", "in", "ttft", "time", "cost", "stop"):
+    noun = result.plan.kind.item_noun
+    columns = ["#", "cell", "status", "out", "in", "ttft", "time", "cost", "stop"]
+    if noun:
+        columns.insert(3, noun)
+    for column in columns:
         table.add_column(column, justify="right" if column in ("out", "in", "ttft") else "left")
     for sample in result.samples:
         usage = sample.result.usage if sample.result else None
@@ -58,7 +62,7 @@ def _live_table(result: SweepResult, started: float) -> Table:
             stop = f"{stop} {sample.error}".strip()
         name = sample.cell.label + (f" #{sample.repeat + 1}" if result.plan.repeats > 1 else "")
         style = {"failed": "red", "stopped": "yellow", "done": "green"}.get(sample.status, "")
-        table.add_row(
+        row = [
             str(sample.cell.index + 1),
             name,
             f"[{style}]{sample.status}[/{style}]" if style else sample.status,
@@ -68,7 +72,10 @@ def _live_table(result: SweepResult, started: float) -> Table:
             f"{sample.seconds:.1f}s",
             f"~{format_usd(sample.cost_usd)}" if sample.result else "",
             stop,
-        )
+        ]
+        if noun:
+            row.insert(3, str(sample.items))
+        table.add_row(*row)
     return table
 
 
@@ -124,7 +131,7 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option("--max-tokens", help="Held output budget.")
         ] = None,
         prompt_version: Annotated[str | None, typer.Option("--prompt-version")] = None,
-        task: Annotated[str, typer.Option("--task", help="text (more kinds to come)")] = "text",
+        task: Annotated[str, typer.Option("--task", help="text | excalidraw | sculpture")] = "text",
         repeats: Annotated[int, typer.Option("--repeats", help="Samples per cell (1–5).")] = 1,
         max_cells: Annotated[
             int | None, typer.Option("--max-cells", help="Cap on cells (default 6 for text).")
@@ -259,12 +266,17 @@ def register(app: typer.Typer) -> None:
         html_file: Annotated[
             Path | None, typer.Option("--html", help="Write a self-contained HTML page")
         ] = None,
+        artifacts_dir: Annotated[
+            Path | None,
+            typer.Option("--artifacts", help="Write each cell's artifact files into this folder"),
+        ] = None,
     ) -> None:
-        """Write a stored sweep as JSON and/or a single offline HTML file."""
+        """Write a stored sweep as JSON, a single offline HTML file, and/or per-cell files
+        (.txt, .excalidraw + .svg, .manifest.json + .glb)."""
         from sweepbench.sweeps.export_html import render_html
 
-        if json_file is None and html_file is None:
-            raise UserError("say where: --json FILE and/or --html FILE")
+        if json_file is None and html_file is None and artifacts_dir is None:
+            raise UserError("say where: --json FILE, --html FILE and/or --artifacts DIR")
         with Store.open() as store:
             document = load_sweep(store, sweep_id)
         if json_file is not None:
@@ -273,6 +285,9 @@ def register(app: typer.Typer) -> None:
         if html_file is not None:
             html_file.write_text(render_html(document), "utf-8")
             err.print(f"wrote {html_file}")
+        if artifacts_dir is not None:
+            for path in write_artifacts(document, artifacts_dir):
+                err.print(f"wrote {path}")
 
 
 def _dec(value: str) -> Decimal:

@@ -3,6 +3,7 @@ by side, with no script, font or stylesheet from the network (it opens offline).
 
 from __future__ import annotations
 
+import base64
 from decimal import Decimal
 from html import escape
 from typing import Any
@@ -27,6 +28,7 @@ font-size:12px;border-radius:10px;padding:1px 8px;margin:0 4px 4px 0;background:
 pre{white-space:pre-wrap;word-break:break-word;background:#f8fafc;padding:8px;border-radius:6px;
 max-height:420px;overflow:auto;font:12px/1.4 ui-monospace,Menlo,monospace} table{border-collapse:
 collapse} td{padding:2px 10px 2px 0;vertical-align:top} ul{padding-left:18px}
+.art svg{width:100%;height:auto;max-height:420px;background:#fff}
 """
 
 
@@ -53,11 +55,50 @@ def _cell(sample: dict[str, Any]) -> str:
         detail.append("effort not accepted")
     if sample.get("error"):
         detail.append(escape(str(sample["error"])))
-    body = escape(sample.get("text") or "")
+    metrics = sample.get("metrics") or {}
+    numbers = " · ".join(
+        f"{escape(str(k))} {escape(_number(v))}" for k, v in metrics.items() if _scalar(v)
+    )
+    if sample.get("reason"):
+        detail.append(escape(str(sample["reason"])))
+    notes = sample.get("notes") or []
+    if notes:
+        detail.append(f"{len(notes)} adjusted")
+    files = sample.get("files") or {}
+    if "svg" in files:
+        view = base64.b64decode(files["svg"]).decode("utf-8", "replace")
+        view = f'<div class="art">{_strip_xml_header(view)}</div>'
+    elif "glb" in files:
+        view = (
+            f'<a download="cell{sample["cell"] + 1}.glb" '
+            f'href="data:model/gltf-binary;base64,{files["glb"]}">download the .glb</a>'
+        )
+    else:
+        view = f"<pre>{escape(sample.get('text') or '')}</pre>"
+    note_list = "".join(f"<li>{escape(str(n))}</li>" for n in notes[:50])
     return (
         f'<div class="cell"><div class="badges">{"".join(badges)}</div>'
-        f'<div class="dim">{" · ".join(detail)}</div><pre>{body}</pre></div>'
+        f'<div class="dim">{" · ".join(detail)}</div>'
+        f'<div class="dim">{numbers}</div>{view}'
+        f"{f'<details><summary>notes</summary><ul>{note_list}</ul></details>' if notes else ''}"
+        "</div>"
     )
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, int | float | str) and not isinstance(value, bool)
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:,.3g}" if abs(value) < 1 else f"{value:,.1f}"
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def _strip_xml_header(svg: str) -> str:
+    """An SVG document's root element, for inlining into HTML."""
+    start = svg.find("<svg")
+    return svg[start:] if start >= 0 else escape(svg)
 
 
 def render_html(document: dict[str, Any]) -> str:

@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
@@ -244,3 +245,29 @@ def load_sweep(store: Store, sweep_id: str) -> dict[str, Any]:
         raise UserError(f"sweep id {sweep_id!r} is ambiguous; give more characters")
     document: dict[str, Any] = json.loads(rows[0].document)
     return document
+
+
+ARTIFACT_SUFFIX = {"excalidraw": ".excalidraw", "sculpture": ".manifest.json"}
+
+
+def write_artifacts(document: dict[str, Any], folder: Path) -> list[Path]:
+    """Write each sample's artifact (and its binary files) as ``cellN[-sampleK].<ext>``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for sample in document["cells"]:
+        stem = f"cell{sample['cell'] + 1}"
+        if document.get("repeats", 1) > 1:
+            stem += f"-sample{sample['repeat'] + 1}"
+        kind = document["kind"]
+        if kind in ARTIFACT_SUFFIX and sample.get("artifact"):
+            path = folder / (stem + ARTIFACT_SUFFIX[kind])
+            path.write_text(json.dumps(sample["artifact"], ensure_ascii=False, indent=2), "utf-8")
+        else:
+            path = folder / f"{stem}.txt"
+            path.write_text(sample.get("text") or "", "utf-8")
+        written.append(path)
+        for ext, data in (sample.get("files") or {}).items():
+            binary = folder / f"{stem}.{ext}"
+            binary.write_bytes(base64.b64decode(data))
+            written.append(binary)
+    return written
