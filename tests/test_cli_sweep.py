@@ -137,4 +137,8 @@ def test_sweeps_list_show_export(
     )
     assert json.loads(out_json.read_text())["id"] == sweep_id
     assert "<!doctype html>" in out_html.read_text()
+    folder = tmp_path / "cells"
+    assert cli(monkeypatch, "sweeps", "export", sweep_id, "--artifacts", str(folder)) == 0
+    assert (folder / "cell1.txt").read_text() == "x y z"
+    assert (folder / "cell2.txt").read_text().startswith("Lorem ipsum")
     assert cli(monkeypatch, "sweeps", "show", "ffffffff") == 2
