@@ -133,7 +133,7 @@ def register(kind: ArtifactKind) -> ArtifactKind:
 
 def artifact_kind(name: str) -> ArtifactKind:
     """The kind registered under ``name``; unknown names are a UserError listing the known."""
-    from sweepbench.artifacts import text  # noqa: F401  (registers the built-in kinds)
+    from sweepbench.artifacts import sculpture, text  # noqa: F401  (registers the built-in kinds)
 
     try:
         return _KINDS[name]
