@@ -67,6 +67,9 @@ class ArtifactKind:
     """A JSON schema for structured output, when the kind has one."""
     schemas: Mapping[str, dict[str, Any]] = field(default_factory=dict)
     """Per prompt version, when versions need different schemas (sculpture v1 / v2)."""
+    schema_providers: tuple[str, ...] | None = None
+    """Providers the schema is sent to (None: all). Drawings go free to remote models (the
+    parser tolerates prose) but need the grammar on the tiny local model."""
     item_noun: str = ""
     """What the parser's items are called ("elements", "parts"), for live counts."""
     parser: Callable[[], StreamParser] | None = None
@@ -88,15 +91,18 @@ class ArtifactKind:
             )
         return self.prompts[key]
 
-    def schema(self, version: str | None) -> dict[str, Any] | None:
-        """The structured-output schema for a prompt version (None: free text)."""
+    def schema(self, version: str | None, provider: str | None = None) -> dict[str, Any] | None:
+        """The structured-output schema for a prompt version and provider (None: free text)."""
+        limited = provider is not None and self.schema_providers is not None
+        if limited and provider not in (self.schema_providers or ()):
+            return None
         return self.schemas.get(version or self.default_version, self.response_schema)
 
     def outcome(self, text: str, stop_reason: str, version: str | None) -> ArtifactOutcome:
         """The final artifact of an answer; the text kind keeps the text and counts it."""
         if self.build is not None:
             return self.build(text, stop_reason, version or self.default_version)
-        ok = stop_reason == "end" and bool(text.strip())
+        ok = stop_reason == "end" and bool(text.strip())  # the text kind
         reason = "" if ok else _stop_words(stop_reason, text)
         return ArtifactOutcome(
             ok=ok,
@@ -133,7 +139,7 @@ def register(kind: ArtifactKind) -> ArtifactKind:
 
 def artifact_kind(name: str) -> ArtifactKind:
     """The kind registered under ``name``; unknown names are a UserError listing the known."""
-    from sweepbench.artifacts import sculpture, text  # noqa: F401  (registers the built-in kinds)
+    from sweepbench.artifacts import excalidraw, sculpture, text  # noqa: F401  (built-in kinds)
 
     try:
         return _KINDS[name]

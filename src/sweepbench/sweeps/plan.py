@@ -144,7 +144,7 @@ class Plan:
             settings = GenerateSettings(
                 max_tokens=cell.max_tokens,
                 effort=cell.effort_applied,
-                response_format=kind.schema(cell.prompt_version),
+                response_format=kind.schema(cell.prompt_version, cell.model.split("/", 1)[0]),
                 prompt_version=cell.prompt_version,
             )
             request = Request(cell.model, messages, settings)

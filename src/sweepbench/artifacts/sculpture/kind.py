@@ -153,6 +153,7 @@ def _partial(outcome: ArtifactOutcome, reason: str) -> ArtifactOutcome:
 
 SCULPTURE = register(
     ArtifactKind(
+        item_noun="parts",
         name="sculpture",
         label="Sculpture",
         prompts=PROMPTS,
