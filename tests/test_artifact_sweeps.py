@@ -65,6 +65,8 @@ async def test_sculpture_cells_build_glb_and_stored_documents_carry_metrics(tmp_
         assert sample.outcome is not None and sample.outcome.ok, sample.outcome
         assert sample.outcome.files["glb"][:4] == b"glTF"
         assert sample.outcome.metrics["part_count"] == 2
+        provenance = sample.outcome.artifact["provenance"]
+        assert provenance["prompt"] == "a lighthouse" and provenance["model"] == sample.cell.model
     document = load_sweep(store, result.id)
     assert document["cells"][0]["metrics"]["palette"] == 2
     assert document["cells"][0]["files"]["glb"]

@@ -74,6 +74,9 @@ class ArtifactKind:
     """What the parser's items are called ("elements", "parts"), for live counts."""
     parser: Callable[[], StreamParser] | None = None
     """A fresh incremental parser per call, for kinds whose viewers grow while streaming."""
+    stamp: Callable[..., dict[str, Any]] | None = None
+    """``stamp(artifact, prompt=, model=, usd=, generated=)``: the artifact with where it came
+    from written into it, for kinds whose file format has a place for that (sculptures)."""
     build: Callable[[str, str, str], ArtifactOutcome] | None = None
     """``build(text, stop_reason, prompt_version)``: the final artifact from the whole answer."""
 

@@ -281,6 +281,14 @@ class Sweep:
         sample.outcome = await asyncio.to_thread(
             kind.outcome, result.text, result.stop_reason, planned.cell.prompt_version
         )
+        if kind.stamp is not None and sample.outcome.artifact:
+            sample.outcome.artifact = kind.stamp(
+                sample.outcome.artifact,
+                prompt=self.plan.prompt,
+                model=planned.cell.model,
+                usd=float(sample.cost_usd or 0),
+                generated=datetime.now(UTC).date().isoformat(),
+            )
         produced = result.deltas > 0 or result.usage.input_tokens > 0
         self._settle(reservation, sample.cost_usd, produced=produced)
         self._emit(sample, Finish(result.stop_reason, error=_error(result)))

@@ -10,7 +10,7 @@ from sweepbench.artifacts.base import ArtifactKind, ArtifactOutcome, SweepDefaul
 from sweepbench.artifacts.sculpture import clamp, structure
 from sweepbench.artifacts.sculpture.expand import expand
 from sweepbench.artifacts.sculpture.glb import TooLarge, build_glb
-from sweepbench.artifacts.sculpture.manifest import ManifestError, loads
+from sweepbench.artifacts.sculpture.manifest import ManifestError, loads, stamp
 from sweepbench.artifacts.sculpture.metrics import blend, blend_words, glb_metrics
 from sweepbench.artifacts.sculpture.parser import AnswerError, PartsParser, parse_answer, salvage
 from sweepbench.artifacts.sculpture.prompts import PROMPTS
@@ -154,6 +154,7 @@ def _partial(outcome: ArtifactOutcome, reason: str) -> ArtifactOutcome:
 SCULPTURE = register(
     ArtifactKind(
         item_noun="parts",
+        stamp=stamp,
         name="sculpture",
         label="Sculpture",
         prompts=PROMPTS,
