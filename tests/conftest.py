@@ -51,6 +51,8 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for variables in KEY_VARIABLES.values():
         for variable in variables:
             monkeypatch.delenv(variable, raising=False)
+    # The bundled model samples (temperature 0.2); a fixed seed makes its answers repeatable.
+    monkeypatch.setenv("SWEEPBENCH_LOCAL_SEED", "1234")
     for provider in ("ANTHROPIC", "OPENAI", "OPENROUTER"):
         monkeypatch.delenv(f"SWEEPBENCH_{provider}_BASE_URL", raising=False)
     return home

@@ -20,8 +20,10 @@ How a call runs:
   JSON that parses and has the required fields.
 
 Knobs (environment): ``SWEEPBENCH_LOCAL_THREADS`` (threads for decode and prompt, default 2),
-``SWEEPBENCH_LOCAL_CTX`` (context cap, default 4096), ``SWEEPBENCH_LOCAL_REPACK=1`` (let
-llama.cpp repack weights into its extra CPU buffer types; off by default, see :func:`_load`).
+``SWEEPBENCH_LOCAL_CTX`` (context cap, default 4096), ``SWEEPBENCH_LOCAL_SEED`` (a fixed
+sampling seed: the same prompt and settings give the same answer; unset: a fresh seed),
+``SWEEPBENCH_LOCAL_REPACK=1`` (let llama.cpp repack weights into its extra CPU buffer types;
+off by default, see :func:`_load`).
 Two threads decode ~1.45x faster than one on a quiet 2-core machine, but 2x slower than one
 as soon as another process keeps a core busy: on a shared machine set the threads to 1.
 Figures: ``benchmarks/README.md``.
@@ -63,6 +65,7 @@ from sweepbench.models.catalog import ModelInfo
 THREADS_ENV: Final = "SWEEPBENCH_LOCAL_THREADS"
 CONTEXT_ENV: Final = "SWEEPBENCH_LOCAL_CTX"
 REPACK_ENV: Final = "SWEEPBENCH_LOCAL_REPACK"
+SEED_ENV: Final = "SWEEPBENCH_LOCAL_SEED"
 
 DEFAULT_THREADS: Final = 2
 """Threads for decode *and* prompt processing. Measured on 2 cores: more threads than cores (or
@@ -345,6 +348,9 @@ class _Engine:
         generated = 0
         reason: StopReason = "max_tokens"
         provider_reason = "length"
+        seed = os.environ.get(SEED_ENV, "").strip()
+        if seed.isdigit():  # reproducible sampling for tests and demos; unset: a fresh seed
+            self.llama.set_seed(int(seed))
         tokens = self.llama.generate(
             prompt,
             top_k=TOP_K,

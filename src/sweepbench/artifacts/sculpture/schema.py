@@ -53,7 +53,11 @@ _BASE_DEFS: dict[str, Schema] = {
 
 V1: Schema = {
     **_object(
-        {"name": _STR, "notes": _STR, "parts": {"type": "array", "items": {"$ref": "#/$defs/part"}}}
+        {
+            "name": _STR,
+            "notes": _STR,
+            "parts": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/part"}},
+        }
     ),
     "$defs": _BASE_DEFS,
 }
@@ -99,7 +103,7 @@ def _v2() -> Schema:
             "name": _STR,
             "notes": _STR,
             "defs": {"type": "array", "items": {"$ref": "#/$defs/def"}},
-            "parts": {"type": "array", "items": {"$ref": "#/$defs/entry1"}},
+            "parts": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/entry1"}},
         }
     )
     return {**top, "$defs": defs}
