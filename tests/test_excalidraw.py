@@ -29,7 +29,7 @@ from sweepbench.artifacts.excalidraw import (
     parse_response,
     render_svg,
 )
-from sweepbench.artifacts.excalidraw.parser import strip_trailing_commas
+from sweepbench.artifacts.jsontext import drop_trailing_commas
 
 SVG_NS = "http://www.w3.org/2000/svg"
 
@@ -412,7 +412,7 @@ def test_fallback_reports_why_nothing_was_read() -> None:
 
 
 def test_trailing_commas_inside_strings_are_kept() -> None:
-    assert strip_trailing_commas('{"a": ",}", "b": [1, ],}') == '{"a": ",}", "b": [1 ]}'
+    assert drop_trailing_commas('{"a": ",}", "b": [1, ],}') == '{"a": ",}", "b": [1 ]}'
 
 
 # ----------------------------------------------------------------- failures §2.8, metrics §2.7

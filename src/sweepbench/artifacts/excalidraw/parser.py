@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sweepbench.artifacts.excalidraw.normalise import Normaliser
+from sweepbench.artifacts.jsontext import drop_trailing_commas, first_object, strip_fences
 
 _ARRAY_START = re.compile(r'"elements"\s*:\s*\[')
 _ARRAY_PREFIX = re.compile(r'"elements"\s*(?::\s*)?\Z')
@@ -27,7 +28,6 @@ _STRING_STOP = re.compile(r'["\\]')
 """Inside a string only a quote or a backslash matters."""
 _STRUCTURE = re.compile(r'["{}\]]')
 """Outside strings: a string opening, braces, and the array's end."""
-_FENCE = re.compile(r"^[ \t]*```[^\n]*$", re.MULTILINE)
 
 ENVELOPE_DEFAULTS: dict[str, Any] = {
     "type": "excalidraw",
@@ -223,15 +223,13 @@ def fill_envelope(
 
 def load_scene_object(text: str) -> tuple[dict[str, Any] | None, str]:
     """The answer's first JSON object, leniently read (§2.6 steps 1–3), or None and why."""
-    body = _FENCE.sub("", text)
-    start = body.find("{")
-    if start < 0:
+    body = strip_fences(text)
+    if "{" not in body:
         return None, "no JSON object in the answer"
-    end = _balanced_end(body, start)
-    candidate = body[start:end] if end is not None else body[start:]
+    candidate = first_object(body)
     try:
         value = json.loads(
-            strip_trailing_commas(candidate),
+            drop_trailing_commas(candidate),
             parse_constant=_reject_constant,
             parse_float=_finite_float,
         )
@@ -259,54 +257,3 @@ def _finite_float(text: str) -> float:
     if not math.isfinite(value):
         raise ValueError(f"{text} is out of range")
     return value
-
-
-def _balanced_end(text: str, start: int) -> int | None:
-    """Index just past the ``}`` that closes the ``{`` at ``start`` (string-aware)."""
-    depth, in_string, escape = 0, False, False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if in_string:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return None
-
-
-def strip_trailing_commas(text: str) -> str:
-    """Remove commas that directly precede ``}`` or ``]`` outside strings."""
-    out: list[str] = []
-    in_string, escape = False, False
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if in_string:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch == ",":
-            j = i + 1
-            while j < n and text[j] in " \t\r\n":
-                j += 1
-            if j < n and text[j] in "}]":
-                i += 1
-                continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
