@@ -117,6 +117,10 @@ def test_export_writes_the_artifact_files(
     scene = json.loads((out / "cell1.excalidraw").read_text())
     assert len(scene["elements"]) == 2
     assert (out / "cell1.svg").read_text().lstrip().startswith(("<svg", "<?xml"))
+    assert cli(monkeypatch, "sweeps", "show", sweep_id) == 0
+    shown = capsys.readouterr().out
+    assert 'text "hi" at (9, 9)' in shown and "rectangle at (0, 0) 90×40" in shown
+    assert "elements 2" in shown
     page = (tmp_path / "s.html").read_text()
     assert "<svg" in page and "elements 2" in page
 
@@ -158,3 +162,12 @@ def _run(plan):  # type: ignore[no-untyped-def]
     import asyncio
 
     return asyncio.run(Sweep(plan, store=Store.open()).run())
+
+
+def test_outline_previews_sculpture_parts() -> None:
+    from sweepbench.sweeps.outline import outline
+
+    manifest = json.loads((FIXTURES / "lighthouse.manifest.json").read_text())
+    lines = outline("sculpture", manifest)
+    assert lines[0] == "cylinder tower #f1ede4 0.6×1.6×0.6 m at (0, 0.8, 0)"
+    assert outline("text", {"text": "hi"}) == []

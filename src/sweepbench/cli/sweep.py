@@ -22,6 +22,7 @@ from sweepbench.money.prices import format_usd
 from sweepbench.store import Store
 from sweepbench.sweeps.estimate import SweepEstimate, estimate_plan
 from sweepbench.sweeps.history import list_sweeps, load_sweep, sweep_document, write_artifacts
+from sweepbench.sweeps.outline import outline
 from sweepbench.sweeps.plan import AXES, Plan, build_plan
 from sweepbench.sweeps.run import Sweep, SweepResult
 
@@ -257,7 +258,22 @@ def register(app: typer.Typer) -> None:
                 f"{cell['label']} · {cell['status']} · {cell['usage']['output_tokens']:,} out · "
                 f"~{cost}"
             )
-            console.print(cell["text"] or "[dim](no text)[/dim]", markup=False, highlight=False)
+            preview = outline(document["kind"], cell.get("artifact") or {})
+            numbers = " · ".join(
+                f"{k} {v}"
+                for k, v in (cell.get("metrics") or {}).items()
+                if isinstance(v, int | float | str) and not isinstance(v, bool)
+            )
+            if numbers:
+                console.print(numbers, markup=False, highlight=False, style="dim")
+            if cell.get("reason"):
+                console.print(cell["reason"], markup=False, highlight=False, style="yellow")
+            if preview:
+                for line in preview:
+                    console.print(f"  {line}", markup=False, highlight=False)
+            else:
+                text = cell["text"] or "(no text)"
+                console.print(text, markup=False, highlight=False)
 
     @sweeps.command("export")
     def export_command(
