@@ -651,3 +651,12 @@ def test_the_schema_is_strict_and_accepts_the_prompted_scene() -> None:
 def test_the_schema_compiles_to_a_llama_cpp_grammar() -> None:
     llama_cpp = pytest.importorskip("llama_cpp")
     assert llama_cpp.LlamaGrammar.from_json_schema(json.dumps(SCENE_SCHEMA), verbose=False)
+
+
+def test_trailing_commas_only_before_closers_outside_strings() -> None:
+    from sweepbench.artifacts.jsontext import drop_trailing_commas, first_object
+
+    assert drop_trailing_commas('[1, "a", ]') == '[1, "a" ]'
+    assert drop_trailing_commas('{"k": "x,}", "z": [2,\n]}') == '{"k": "x,}", "z": [2\n]}'
+    assert drop_trailing_commas('["a\\",]", 3]') == '["a\\",]", 3]'
+    assert first_object('note: {"a": "}"} tail') == '{"a": "}"}'

@@ -5,6 +5,7 @@ artifact kind that parses JSON answers."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 _FENCE = re.compile(r"^[ \t]*```[^\n]*$", re.MULTILINE)
 
@@ -14,14 +15,10 @@ def strip_fences(text: str) -> str:
     return _FENCE.sub("", text)
 
 
-def first_object(text: str) -> str:
-    """The first balanced ``{…}`` (string- and escape-aware); the rest of the text when it
-    never closes, so that the JSON error points at the truncation; the stripped text when
-    there is no ``{`` at all."""
-    start = text.find("{")
-    if start < 0:
-        return text.strip()
-    depth, in_string, escape = 0, False, False
+def _structure(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """The characters of ``text`` from ``start`` that are outside JSON strings (escapes
+    inside strings honoured), with their indexes; a string shows as its two quotes."""
+    in_string, escape = False, False
     for i in range(start, len(text)):
         ch = text[i]
         if in_string:
@@ -31,9 +28,25 @@ def first_object(text: str) -> str:
                 escape = True
             elif ch == '"':
                 in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
+            else:
+                continue
+            if not in_string:
+                yield i, ch  # the closing quote
+        else:
+            in_string = ch == '"'
+            yield i, ch
+
+
+def first_object(text: str) -> str:
+    """The first balanced ``{…}`` (string- and escape-aware); the rest of the text when it
+    never closes, so that the JSON error points at the truncation; the stripped text when
+    there is no ``{`` at all."""
+    start = text.find("{")
+    if start < 0:
+        return text.strip()
+    depth = 0
+    for i, ch in _structure(text, start):
+        if ch in "{[":
             depth += 1
         elif ch in "}]":
             depth -= 1
@@ -45,23 +58,14 @@ def first_object(text: str) -> str:
 def drop_trailing_commas(text: str) -> str:
     """Remove commas that directly precede ``}`` or ``]`` (whitespace between allowed),
     outside strings."""
-    out: list[str] = []
-    in_string, escape = False, False
-    for ch in text:
-        if in_string:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "}]":
-            k = len(out) - 1
-            while k >= 0 and out[k] in " \t\r\n":
-                k -= 1
-            if k >= 0 and out[k] == ",":
-                del out[k]
-        out.append(ch)
-    return "".join(out)
+    dropped: set[int] = set()
+    last_comma: int | None = None
+    for i, ch in _structure(text):
+        if ch == ",":
+            last_comma = i
+        elif ch in "}]" and last_comma is not None:
+            dropped.add(last_comma)
+            last_comma = None
+        elif ch not in " \t\r\n":
+            last_comma = None
+    return "".join(ch for i, ch in enumerate(text) if i not in dropped)
