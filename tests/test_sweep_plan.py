@@ -104,15 +104,6 @@ def test_too_many_cells_are_cut_with_a_note() -> None:
             dict(prompt="hi", axis="model", values=["openai/gpt-99", "scripted/echo"]),
             "No price on file for openai/gpt-99",
         ),
-        (
-            dict(
-                prompt="hi",
-                axis="max_tokens",
-                values=["9"],
-                model="scripted/echo?text=" + "a" * 300,
-            ),
-            "model ids are at most 300 characters",
-        ),
         (dict(prompt="hi", axis="model", values=["nosuch/x", "scripted/echo"]), "unknown provider"),
     ],
 )

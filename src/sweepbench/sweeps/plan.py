@@ -30,8 +30,6 @@ AXIS_WORDS: dict[str, str] = {
     "prompt_version": "prompt version",
 }
 MAX_REPEATS = 5
-MAX_MODEL_ID = 300
-"""The longest model id the store and the ledger keep."""
 DEFAULT_LOCAL_MODEL = "local/smollm2-135m"
 _THOUSANDS = re.compile(r"^\d{1,3}([.,]\d{3})+$")
 
@@ -268,9 +266,6 @@ def build_plan(
     seen: dict[tuple[str, str, int, str], str] = {}
     for value in varying:
         cell_model = str(value) if the_axis == "model" else held_model
-        if len(cell_model) > MAX_MODEL_ID:
-            refuse("model", f"model ids are at most {MAX_MODEL_ID} characters: {cell_model[:60]}…")
-            continue
         try:
             info = model_info(cell_model)
         except UserError as exc:
