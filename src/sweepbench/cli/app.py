@@ -9,7 +9,6 @@ import asyncio
 import json
 import signal
 import sys
-from decimal import Decimal
 from typing import Annotated, Any
 
 import typer
@@ -32,10 +31,6 @@ app = typer.Typer(
 )
 err = Console(stderr=True)
 out = Console()
-
-
-def _price_text(value: Decimal | None) -> str:
-    return "–" if value is None else f"${value.normalize():f}"
 
 
 def _model_row(info: ModelInfo, available: dict[str, bool]) -> dict[str, Any]:

@@ -253,7 +253,7 @@ def register(app: typer.Typer) -> None:
         console.print(f"prompt: {document['prompt']}")
         console.print(f"estimate: {document['estimate']['line']}")
         for cell in document["cells"]:
-            cost = format_usd(None if cell["cost_usd"] is None else _dec(cell["cost_usd"]))
+            cost = format_usd(None if cell["cost_usd"] is None else Decimal(cell["cost_usd"]))
             console.rule(
                 f"{cell['label']} · {cell['status']} · {cell['usage']['output_tokens']:,} out · "
                 f"~{cost}"
@@ -304,10 +304,6 @@ def register(app: typer.Typer) -> None:
         if artifacts_dir is not None:
             for path in write_artifacts(document, artifacts_dir):
                 err.print(f"wrote {path}")
-
-
-def _dec(value: str) -> Decimal:
-    return Decimal(value)
 
 
 def _print_plan(plan: Plan, estimate: SweepEstimate, allowance: str, *, quiet: bool) -> None:
@@ -363,7 +359,6 @@ def _run(plan: Plan, store: Store, ledger: Ledger, *, live: bool) -> SweepResult
     """Run with a live table; Ctrl-C is Stop all."""
     started = time.perf_counter()
     sweep = Sweep(plan, store=store, ledger=ledger)
-    result_box: list[SweepResult] = []
 
     async def main() -> SweepResult:
         loop = asyncio.get_running_loop()
@@ -384,7 +379,6 @@ def _run(plan: Plan, store: Store, ledger: Ledger, *, live: bool) -> SweepResult
             loop.remove_signal_handler(signal.SIGINT)
 
     try:
-        result_box.append(asyncio.run(main()))
+        return asyncio.run(main())
     except BudgetExceeded as exc:
         raise _refuse(str(exc)) from None
-    return result_box[0]

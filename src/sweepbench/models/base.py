@@ -281,11 +281,6 @@ async def collect(model: Model, request: Request) -> Result:
     return result
 
 
-def merge_usage(old: Usage, **changes: Any) -> Usage:
-    """A copy of ``old`` with the non-None changes applied."""
-    return replace(old, **{k: v for k, v in changes.items() if v is not None})
-
-
 def last_user_text(messages: Sequence[Message]) -> str:
     """The content of the last user message (for models that echo)."""
     for message in reversed(messages):

@@ -20,7 +20,6 @@ from typing import Any, Literal
 
 from sweepbench.artifacts import ArtifactOutcome
 from sweepbench.calls import Call
-from sweepbench.errors import ProviderError
 from sweepbench.models.base import Event, Finish, Model, Result, TextDelta
 from sweepbench.models.registry import resolve
 from sweepbench.money.ledger import Charge, Ledger
@@ -291,14 +290,10 @@ class Sweep:
             )
         produced = result.deltas > 0 or result.usage.input_tokens > 0
         self._settle(reservation, sample.cost_usd, produced=produced)
-        self._emit(sample, Finish(result.stop_reason, error=_error(result)))
+        self._emit(sample, Finish(result.stop_reason, error=result.error))
 
     def _settle(self, reservation: str | None, cost: Decimal | None, *, produced: bool) -> None:
         """Settle at the actual cost; a call that never reached the provider settles at $0."""
         if reservation is None or self.ledger is None:
             return
         self.ledger.settle(reservation, cost if produced else Decimal(0))
-
-
-def _error(result: Result) -> ProviderError | None:
-    return result.error
