@@ -191,6 +191,7 @@ sweeps = sa.Table(
     sa.Column("axis", sa.String(40), nullable=False),
     sa.Column("prompt", sa.Text, nullable=False),
     sa.Column("status", sa.String(40), nullable=False),
+    sa.Column("cells", sa.Integer, nullable=False, server_default=sa.text("0")),
     sa.Column("wall_s", sa.Float, nullable=True),
     sa.Column("serial_s", sa.Float, nullable=True),
     sa.Column("cost_usd", ExactDecimal, nullable=True),

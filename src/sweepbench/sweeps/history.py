@@ -175,6 +175,7 @@ def save_sweep(store: Store, result: SweepResult) -> None:
         "axis": result.plan.axis,
         "prompt": result.plan.prompt,
         "status": document["status"],
+        "cells": len(result.plan.cells),
         "wall_s": result.wall_s,
         "serial_s": result.serial_s,
         "cost_usd": result.cost_usd,
@@ -210,7 +211,8 @@ class SweepSummary:
 
 def list_sweeps(store: Store, limit: int = 20) -> list[SweepSummary]:
     """Newest first."""
-    query = sa.select(sweeps_table).order_by(sweeps_table.c.created_at.desc()).limit(limit)
+    columns = [c for c in sweeps_table.c if c.name != "document"]  # documents carry GLBs
+    query = sa.select(*columns).order_by(sweeps_table.c.created_at.desc()).limit(limit)
     with store.engine.connect() as conn:
         rows = conn.execute(query).mappings().all()
     return [
@@ -221,7 +223,7 @@ def list_sweeps(store: Store, limit: int = 20) -> list[SweepSummary]:
             axis=row["axis"],
             prompt=row["prompt"],
             status=row["status"],
-            cells=len(json.loads(row["document"]).get("variants", [])),
+            cells=row["cells"],
             cost_usd=row["cost_usd"],
             wall_s=row["wall_s"],
         )
