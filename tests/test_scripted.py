@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 import pytest
 
 from sweepbench import ErrorKind, Request, TextDelta, UserError, collect, resolve
+from sweepbench.models.scripted import ScriptedModel
 
 
 async def run(model_id: str, prompt: str = "one two three four five", **settings: object):
@@ -74,17 +74,28 @@ async def test_token_rate_and_first_token_latency() -> None:
     assert elapsed >= 0.2 + 0.09  # 10 tokens at 100/s after the first-token wait
 
 
-async def test_closing_the_stream_stops_generation() -> None:
-    model = resolve("scripted/lorem?words=1000&tps=200")
+async def test_closing_the_stream_closes_the_adapter_at_once() -> None:
+    """Model.stream closes the adapter's own generator when its caller closes the stream, so
+    an adapter's ``finally`` (which closes the provider connection) runs now, not at GC."""
+    closed: list[int] = []
+
+    class Tracked(ScriptedModel):
+        async def _stream(self, request: Request, effort: str | None):  # type: ignore[no-untyped-def]
+            sent = 0
+            try:
+                async for event in super()._stream(request, effort):
+                    sent += isinstance(event, TextDelta)
+                    yield event
+            finally:
+                closed.append(sent)
+
+    model = Tracked(resolve("scripted/lorem?words=1000&tps=200").info)
     stream = model.stream(Request.simple(model.id, "x"))
-    got = 0
     async for event in stream:
-        got += isinstance(event, TextDelta)
-        if got == 3:
+        if isinstance(event, TextDelta) and event.text.strip() == "dolor":
             break
     await stream.aclose()
-    await asyncio.sleep(0)
-    assert got == 3
+    assert closed == [3]  # closed right away, after exactly the three words delivered
 
 
 def test_unknown_options_and_models_are_user_errors() -> None:
