@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from sweepbench.errors import UserError
 from sweepbench.models.base import Model
 from sweepbench.models.catalog import ModelInfo, info_from_table, known_models, lookup
-from sweepbench.settings import EndpointConfig, load_config, provider_key
+from sweepbench.settings import EndpointConfig, key_hint, load_config, provider_key
 
 #: Providers sweepbench ships adapters for, in the order they are listed.
 BUILTIN_PROVIDERS = ("anthropic", "openai", "openrouter", "compatible", "local", "scripted")
@@ -44,8 +44,6 @@ def provider_status(provider: str) -> ProviderStatus:
     if provider in KEYED_PROVIDERS:
         if provider_key(provider):
             return ProviderStatus(provider, True)
-        from sweepbench.settings import key_hint
-
         return ProviderStatus(provider, False, f"no key ({key_hint(provider)})")
     if provider == "scripted":
         return ProviderStatus(provider, True)

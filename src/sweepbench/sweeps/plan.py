@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -72,13 +72,16 @@ def clamp_budget(budget: int, info: ModelInfo) -> tuple[int, str | None]:
     return budget, None
 
 
+Severity = Literal["info", "warning", "error"]
+
+
 @dataclass(frozen=True)
 class Refusal:
     """Why a plan cannot run. ``severity`` follows the spec: info, warning or error."""
 
     code: str
     message: str
-    severity: Literal["info", "warning", "error"] = "error"
+    severity: Severity = "error"
     needs_key: bool = False
     """True for refusals that only matter when spending (``--estimate-only`` ignores them)."""
 
@@ -200,8 +203,10 @@ def build_plan(
     refusals: list[Refusal] = []
     notes: list[str] = []
 
-    def refuse(code: str, message: str, severity: str = "error", needs_key: bool = False) -> None:
-        refusals.append(Refusal(code, message, severity, needs_key))  # type: ignore[arg-type]
+    def refuse(
+        code: str, message: str, severity: Severity = "error", needs_key: bool = False
+    ) -> None:
+        refusals.append(Refusal(code, message, severity, needs_key))
 
     try:
         kind = artifact_kind(task)
@@ -333,12 +338,11 @@ def build_plan(
     )
 
 
-def _refuse_unrunnable(cells: Sequence[Cell], refuse: object) -> None:
+def _refuse_unrunnable(cells: Sequence[Cell], refuse: Callable[..., None]) -> None:
     """Missing keys (only when spending) and missing prices (always: a ceiling cannot protect
     an unpriced call)."""
     from sweepbench.money.prices import price_for
 
-    add = refuse  # typed loosely to keep the closure simple
     missing_key: dict[str, list[str]] = {}
     unpriced: list[str] = []
     for cell in cells:
@@ -351,14 +355,14 @@ def _refuse_unrunnable(cells: Sequence[Cell], refuse: object) -> None:
     for provider, models in missing_key.items():
         hint = key_hint(provider) if provider in ("anthropic", "openai", "openrouter") else ""
         reason = hint or provider_status(provider).reason
-        add(  # type: ignore[operator]
+        refuse(
             "key",
             f"No key for {', '.join(dict.fromkeys(models))}: {reason}.",
             "warning",
             True,
         )
     if unpriced:
-        add(  # type: ignore[operator]
+        refuse(
             "price",
             f"No price on file for {', '.join(unpriced)}, so the spend ceiling cannot protect "
             "this run.",
