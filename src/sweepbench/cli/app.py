@@ -199,10 +199,11 @@ def keys() -> None:
 
 
 def _register_commands() -> None:
-    from sweepbench.cli import spend, sweep
+    from sweepbench.cli import serve, spend, sweep
 
     spend.register(app)
     sweep.register(app)
+    serve.register(app)
 
 
 _register_commands()

@@ -10,6 +10,9 @@ Its behaviour is set by options in the id, as a query string::
                                        (429, 401, 402, 400, 413, 500, 529)
     scripted/lorem?disconnect_after=5  drop the "connection" after 5 tokens
     scripted/echo?refuse=1             refuse (stop_reason=refusal)
+    scripted/echo?fixture=diagram      answer with a packaged answer file (scripted_answers/)
+    scripted/sketch                    draw a small Excalidraw diagram, 120 tokens/s
+    scripted/sculpt                    build a small sculpture (a brazier), 120 tokens/s
 
 A token is one whitespace-separated word. Output beyond ``max_tokens`` is cut off with
 ``stop_reason=max_tokens``, exactly like a real budget. An effort level adds reasoning tokens
@@ -22,6 +25,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator
 from dataclasses import replace
+from pathlib import Path
 from urllib.parse import parse_qsl
 
 from sweepbench.errors import ErrorKind, ProviderError, UserError
@@ -57,7 +61,31 @@ FAULTS: dict[int, tuple[ErrorKind, str]] = {
     529: (ErrorKind.RETRYABLE, "scripted overload"),
 }
 
-OPTIONS = {"text", "words", "ttft", "tps", "fail", "retry_after", "disconnect_after", "refuse"}
+OPTIONS = {
+    "text",
+    "fixture",
+    "words",
+    "ttft",
+    "tps",
+    "fail",
+    "retry_after",
+    "disconnect_after",
+    "refuse",
+}
+ANSWERS = Path(__file__).with_name("scripted_answers")
+"""Packaged answers (``fixture=NAME`` reads ``NAME.json``)."""
+DEMOS = {"sketch": "diagram", "sculpt": "brazier"}
+"""Models that answer with a packaged artifact, for keyless demos of the drawing and sculpture
+pages; they stream at a visible pace unless ``tps`` says otherwise."""
+DEMO_TPS = 120.0
+
+
+def answer_file(name: str) -> str:
+    """The text of a packaged answer; an unknown name is a UserError listing the known ones."""
+    known = sorted(p.stem for p in ANSWERS.glob("*.json"))
+    if name not in known:
+        raise UserError(f"no scripted answer {name!r}; known: {', '.join(known)}")
+    return (ANSWERS / f"{name}.json").read_text("utf-8")
 
 
 def parse_options(name: str) -> tuple[str, dict[str, str]]:
@@ -83,7 +111,8 @@ class ScriptedModel(Model):
         self.base, options = parse_options(info.name)
         try:
             self.ttft = float(options.get("ttft", 0.0))
-            self.tps = float(options.get("tps", 0.0))  # 0 = as fast as possible
+            demo_tps = DEMO_TPS if self.base in DEMOS else 0.0
+            self.tps = float(options.get("tps", demo_tps))  # 0 = as fast as possible
             self.words = int(options["words"]) if "words" in options else None
             self.fail = int(options["fail"]) if "fail" in options else None
             self.retry_after = float(options["retry_after"]) if "retry_after" in options else None
@@ -94,6 +123,9 @@ class ScriptedModel(Model):
             raise UserError(f"scripted/{info.name}: an option is not a number ({exc})") from exc
         self.refuse = options.get("refuse", "") not in ("", "0")
         self.text = options.get("text")
+        fixture = options.get("fixture") or DEMOS.get(self.base)
+        if self.text is None and fixture:
+            self.text = answer_file(fixture)
         if self.fail is not None and self.fail not in FAULTS:
             raise UserError(f"scripted: fail={self.fail} is not one of {sorted(FAULTS)}")
 

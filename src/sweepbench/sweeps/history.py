@@ -31,9 +31,10 @@ def _money(value: Decimal | None) -> str | None:
     return None if value is None else str(value)
 
 
-def sample_document(sample: Sample) -> dict[str, Any]:
+def sample_document(sample: Sample, *, with_files: bool = True) -> dict[str, Any]:
     """One call of a cell as exported (the CLI's ``--json`` cells, one per sample), with its
-    artifact and the metrics computed from it."""
+    artifact and the metrics computed from it (and its binary files unless ``with_files`` is
+    false)."""
     cell, result = sample.cell, sample.result
     usage = result.usage if result is not None else None
     return {
@@ -62,11 +63,11 @@ def sample_document(sample: Sample) -> dict[str, Any]:
         "text": result.text if result is not None else "",
         "error": sample.error,
         "call_id": sample.call_id,
-        **_outcome_document(sample),
+        **_outcome_document(sample, with_files),
     }
 
 
-def _outcome_document(sample: Sample) -> dict[str, Any]:
+def _outcome_document(sample: Sample, with_files: bool = True) -> dict[str, Any]:
     """The artifact part of a sample: ok/partial/reason, notes, metrics, the artifact itself
     and its binary files (base64, so the document stays JSON)."""
     outcome = sample.outcome
@@ -89,7 +90,9 @@ def _outcome_document(sample: Sample) -> dict[str, Any]:
         "artifact": outcome.artifact,
         "files": {
             ext: base64.b64encode(data).decode("ascii") for ext, data in outcome.files.items()
-        },
+        }
+        if with_files
+        else {},
     }
 
 
@@ -273,3 +276,10 @@ def write_artifacts(document: dict[str, Any], folder: Path) -> list[Path]:
             binary.write_bytes(base64.b64decode(data))
             written.append(binary)
     return written
+
+
+def delete_sweep(store: Store, sweep_id: str) -> bool:
+    """Remove a stored sweep (its calls and spend records stay: the ledger keeps its totals)."""
+    with store.begin() as conn:
+        deleted = conn.execute(sweeps_table.delete().where(sweeps_table.c.id == sweep_id))
+    return bool(deleted.rowcount)

@@ -172,10 +172,14 @@ class Sweep:
         self.result = SweepResult(self.id, plan, self.estimate, self.samples)
         self._live: dict[int, Call] = {}
         self._stopped = False
+        self.stopping = False
+        """Stop all was asked for (set at once, also from another thread)."""
+        self._reservations: list[str | None] | None = None
 
     def stop_all(self) -> None:
-        """Cancel every call now: streams close (billing stops), queued calls never start."""
-        self._stopped = True
+        """Cancel every call now: streams close (billing stops), queued calls never start.
+        Call it on the sweep's event loop (``loop.call_soon_threadsafe`` from elsewhere)."""
+        self._stopped = self.stopping = True
         for call in list(self._live.values()):
             call.cancel()
 
@@ -189,8 +193,14 @@ class Sweep:
                 )
             )
 
-    async def run(self) -> SweepResult:
-        """Admit the sweep as a whole, run every call concurrently, settle each as it ends."""
+    def admit(self) -> None:
+        """Check the plan and reserve every call's ceiling in the ledger, all or nothing.
+
+        Raises UserError for a refused plan and BudgetExceeded when it does not fit the
+        ceilings. :meth:`run` admits first if this was not called; surfaces call it directly
+        to refuse at once, before the run is handed to a background loop."""
+        if self._reservations is not None:
+            return
         self.plan.ensure_runnable()
         reservations: list[str | None] = [None] * len(self.calls)
         if self.ledger is not None:
@@ -207,6 +217,12 @@ class Sweep:
                 charges += [charge] * self.plan.repeats
             admitted = self.ledger.admit(self.id, charges, run_limit_usd=self.run_limit_usd)
             reservations = list(admitted)
+        self._reservations = reservations
+
+    async def run(self) -> SweepResult:
+        """Admit the sweep as a whole, run every call concurrently, settle each as it ends."""
+        self.admit()
+        reservations = self._reservations or []
         from sweepbench.sweeps.history import save_sweep
 
         started = time.perf_counter()

@@ -1,0 +1,301 @@
+"""Sweeps running in the background of a long-lived process (the web app), with their live
+state kept from the runner's own event subscription.
+
+A surface starts a sweep with :meth:`SweepRunner.start` — admission happens there, in the
+caller's thread, so a refusal is immediate — and the calls then run on one background event
+loop, where they keep running whatever the caller does next (a browser tab may close). Any
+thread reads a sweep's state with :func:`SweepRunner.view`: the live state while this process
+runs it, the stored document otherwise (another process's sweep, or one that has finished), so
+nothing is ever read from another process's memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from sweepbench.models.base import TextDelta
+from sweepbench.money.ledger import Ledger
+from sweepbench.store import Store
+from sweepbench.sweeps.history import load_sweep, sample_document
+from sweepbench.sweeps.plan import Plan
+from sweepbench.sweeps.run import Sample, Sweep, SweepEvent, SweepResult
+
+KEEP_FINISHED = 32
+"""Finished sweeps kept in memory (their final state is in the store regardless)."""
+
+
+@dataclass
+class LiveSample:
+    """What a sample has produced so far, from its events."""
+
+    items: list[dict[str, Any]] = field(default_factory=list)
+    emitted: list[float] = field(default_factory=list)
+    """When each item was parsed (``time.time()``), for latency measurements."""
+    chunks: list[str] = field(default_factory=list)
+    deltas: int = 0
+
+    @property
+    def text(self) -> str:
+        """The answer so far."""
+        return "".join(self.chunks)
+
+
+class LiveSweep:
+    """One sweep run by this process: the runner's handle and the state its events built."""
+
+    def __init__(self, sweep: Sweep) -> None:
+        self.sweep = sweep
+        self.samples: dict[tuple[int, int], LiveSample] = {
+            (s.cell.index, s.repeat): LiveSample() for s in sweep.samples
+        }
+        self.version = 0
+        """Bumped on every event: a reader that saw this version has seen everything."""
+        self.done = False
+        self.error: str | None = None
+        """Why the run as a whole failed (a refusal raised after admission, a crash)."""
+        self.changed = threading.Condition()
+
+    @property
+    def id(self) -> str:
+        """The sweep's id (its row in the store)."""
+        return self.sweep.id
+
+    @property
+    def result(self) -> SweepResult:
+        """The runner's result object, filled in as calls end."""
+        return self.sweep.result
+
+    def on_event(self, event: SweepEvent) -> None:
+        """The sweep's subscriber (runs on the background loop)."""
+        with self.changed:
+            live = self.samples[(event.cell_index, event.repeat)]
+            if event.items:
+                live.items.extend(event.items)
+                live.emitted.extend([time.time()] * len(event.items))
+            if isinstance(event.event, TextDelta):
+                live.chunks.append(event.event.text)
+                live.deltas += 1
+            self._bump()
+
+    def finish(self, error: str | None = None) -> None:
+        """Mark the run over (also after a crash)."""
+        with self.changed:
+            self.done, self.error = True, error
+            self._bump()
+
+    def _bump(self) -> None:
+        self.version += 1
+        self.changed.notify_all()
+
+    def wait(self, version: int, timeout: float) -> int:
+        """Block until the state is newer than ``version`` (or ``timeout`` s); the version."""
+        with self.changed:
+            self.changed.wait_for(lambda: self.version != version or self.done, timeout)
+            return self.version
+
+    def wait_done(self, timeout: float) -> bool:
+        """Block until the run is over (or ``timeout`` s); whether it is."""
+        with self.changed:
+            return self.changed.wait_for(lambda: self.done, timeout)
+
+    def view(self) -> dict[str, Any]:
+        """The sweep as a plain document: the stored format's fields (without binary files)
+        plus, per sample, ``items`` (elements or parts so far), ``text`` and ``deltas``."""
+        result = self.result
+        with self.changed:
+            version, done, error = self.version, self.done, self.error
+            samples = [self._sample_view(s) for s in result.samples]
+        plan = result.plan
+        cost = result.cost_usd
+        wall = result.wall_s if done else _elapsed(result.samples)
+        return {
+            "id": result.id,
+            "created": result.created_at.isoformat(),
+            "kind": plan.task,
+            "axis": plan.axis,
+            "prompt": plan.prompt,
+            "held": plan.held,
+            "repeats": plan.repeats,
+            "status": _status(result, done, error),
+            "stopped": result.stopped or self.sweep.stopping,
+            "wall_s": wall,
+            "serial_s": result.serial_s,
+            "totals": {"cost_usd": None if cost is None else str(cost)},
+            "estimate": {"line": result.estimate.line()},
+            "cells": samples,
+            "live": not done,
+            "version": version,
+            "error": error,
+        }
+
+    def _sample_view(self, sample: Sample) -> dict[str, Any]:
+        live = self.samples[(sample.cell.index, sample.repeat)]
+        document = sample_document(sample, with_files=False)
+        if sample.result is None:  # still streaming: what the events brought so far
+            document["text"] = live.text
+        if sample.outcome is None or not document.get("artifact"):
+            document["items"] = list(live.items)
+        else:
+            document["items"] = artifact_items(document["artifact"])
+        document["deltas"] = live.deltas
+        document["has_glb"] = bool(sample.outcome and "glb" in sample.outcome.files)
+        return document
+
+
+def artifact_items(artifact: dict[str, Any]) -> list[dict[str, Any]]:
+    """The items a viewer shows from a finished artifact: drawing elements or parts."""
+    for key in ("elements", "parts"):
+        items = artifact.get(key)
+        if isinstance(items, list):
+            return [i for i in items if isinstance(i, dict)]
+    return []
+
+
+def _elapsed(samples: list[Sample]) -> float:
+    starts = [s.started for s in samples if s.started is not None]
+    return time.perf_counter() - min(starts) if starts else 0.0
+
+
+def _status(result: SweepResult, done: bool, error: str | None) -> str:
+    if error:
+        return "failed"
+    if not done:
+        return "running"
+    states = {s.status for s in result.samples}
+    if result.stopped:
+        return "stopped"
+    if "failed" in states:
+        return "failed" if states == {"failed"} else "some failed"
+    return "done"
+
+
+def stored_view(document: dict[str, Any]) -> dict[str, Any]:
+    """A stored sweep document in the shape of :meth:`LiveSweep.view`."""
+    view = dict(document)
+    cells = []
+    for sample in document.get("cells", []):
+        cell = {k: v for k, v in sample.items() if k != "files"}
+        cell["items"] = artifact_items(sample.get("artifact") or {})
+        cell["deltas"] = 0
+        cell["has_glb"] = "glb" in (sample.get("files") or {})
+        cells.append(cell)
+    view["cells"] = cells
+    view["live"] = document.get("status") == "running"
+    view["version"] = -1
+    view["error"] = None
+    return view
+
+
+class SweepRunner:
+    """Runs sweeps on one background event loop for the life of the process."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.ledger = Ledger(store)
+        self._sweeps: dict[str, LiveSweep] = {}
+        self._lock = threading.Lock()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="sweepbench-sweeps", daemon=True
+        )
+        self._thread.start()
+
+    def start(self, plan: Plan, *, run_limit_usd: Decimal | None = None) -> LiveSweep:
+        """Admit the plan now (raises UserError / BudgetExceeded) and run it in the
+        background."""
+        live: LiveSweep | None = None
+
+        def forward(event: SweepEvent) -> None:
+            if live is not None:
+                live.on_event(event)
+
+        sweep = Sweep(
+            plan,
+            store=self.store,
+            ledger=self.ledger,
+            on_event=forward,
+            run_limit_usd=run_limit_usd,
+        )
+        live = LiveSweep(sweep)
+        sweep.admit()
+        with self._lock:
+            self._sweeps[live.id] = live
+            self._forget_old()
+        asyncio.run_coroutine_threadsafe(self._run(live), self._loop)
+        return live
+
+    async def _run(self, live: LiveSweep) -> None:
+        try:
+            await live.sweep.run()
+        except Exception as exc:  # kept for the page; the store has the sweep's last state
+            live.finish(f"{type(exc).__name__}: {exc}")
+        else:
+            live.finish()
+
+    def get(self, sweep_id: str) -> LiveSweep | None:
+        """A sweep this process runs or ran recently."""
+        with self._lock:
+            return self._sweeps.get(sweep_id)
+
+    def view(self, sweep_id: str) -> dict[str, Any]:
+        """The sweep's state: live when this process runs it, else the stored document."""
+        live = self.get(sweep_id)
+        if live is not None:
+            return live.view()
+        return stored_view(load_sweep(self.store, sweep_id))
+
+    def stop(self, sweep_id: str) -> int:
+        """Stop all of one sweep's calls; the number of calls that were not done yet."""
+        live = self.get(sweep_id)
+        if live is None or live.done:
+            return 0
+        pending = sum(1 for s in live.sweep.samples if s.status in ("queued", "running"))
+        live.sweep.stopping = True
+        self._loop.call_soon_threadsafe(live.sweep.stop_all)
+        return pending
+
+    def file(self, sweep_id: str, position: int, ext: str) -> bytes | None:
+        """A binary rendering (``glb``) of the ``position``-th sample, live or stored."""
+        live = self.get(sweep_id)
+        if live is not None:
+            samples = live.result.samples
+            if not 0 <= position < len(samples):
+                return None
+            outcome = samples[position].outcome
+            return None if outcome is None else outcome.files.get(ext)
+        cells = load_sweep(self.store, sweep_id).get("cells", [])
+        if not 0 <= position < len(cells):
+            return None
+        data = (cells[position].get("files") or {}).get(ext)
+        return None if data is None else base64.b64decode(data)
+
+    def running(self) -> Iterator[LiveSweep]:
+        """Sweeps still running here."""
+        with self._lock:
+            sweeps = list(self._sweeps.values())
+        return (s for s in sweeps if not s.done)
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Stop every running sweep, wait for them to settle, end the loop."""
+        for live in list(self.running()):
+            self.stop(live.id)
+        deadline = time.monotonic() + timeout
+        for live in list(self.running()):
+            live.wait_done(max(deadline - time.monotonic(), 0.0))
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout)
+        with contextlib.suppress(RuntimeError):
+            self._loop.close()
+
+    def _forget_old(self) -> None:
+        finished = [k for k, v in self._sweeps.items() if v.done]
+        for key in finished[: max(len(finished) - KEEP_FINISHED, 0)]:
+            del self._sweeps[key]

@@ -1,0 +1,112 @@
+"""The local web app: a Dash shell with Sweep, History and the pages later issues fill.
+
+``create_app`` builds one app around one store and one background sweep runner; nothing is
+global, so tests can run several apps side by side. Every script, stylesheet and font the pages
+load is served by this app (Dash and Mantine serve locally; our viewer bundles ship in the
+package), so the app works with no internet at all."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dash_mantine_components as dmc
+import flask
+from dash import Dash, Input, Output, dcc, html
+
+from sweepbench.store import Store
+from sweepbench.sweeps.live import SweepRunner
+from sweepbench.web import history_page, placeholders, sweep_page
+from sweepbench.web.components import register_assets
+from sweepbench.web.gate import Gate
+
+PAGES = [
+    ("/", "Sweep", "One prompt, several settings, side by side"),
+    ("/history", "History", "Sweeps run here"),
+    ("/leaderboard", "Leaderboard", "Coming with the leaderboard issue"),
+    ("/benchmarks", "Run a benchmark", "Coming with the benchmark issues"),
+]
+
+
+def create_app(store: Store, *, host: str = "127.0.0.1", gate: Gate | None = None) -> Dash:
+    """The app for ``store``; ``host`` is where it will listen (it decides the access gate)."""
+    runner = SweepRunner(store)
+    context = sweep_page.PageContext(runner, gate or Gate.for_host(host))
+    app = Dash(
+        __name__,
+        title="sweepbench",
+        suppress_callback_exceptions=True,
+        serve_locally=True,
+        update_title="",
+    )
+    app.layout = _shell
+    server: flask.Flask = app.server
+    server.config["sweepbench.runner"] = runner
+    register_assets(server)
+    _register_files(server, runner)
+
+    @app.callback(Output("page", "children"), Input("url", "pathname"), Input("url", "search"))
+    def route(pathname: str | None, search: str | None) -> Any:
+        """The page for the path (viewed now: model lists and history are read fresh)."""
+        path = pathname or "/"
+        if path == "/history":
+            return history_page.layout(store)
+        if path in ("/leaderboard", "/benchmarks"):
+            return placeholders.layout(path)
+        if path in ("/", "/sweep"):
+            return sweep_page.layout(context, search or "")
+        return dmc.Alert(f"No page at {path}.", color="yellow")
+
+    sweep_page.register(app, context)
+    history_page.register(app, store)
+    return app
+
+
+def _shell() -> Any:
+    return dmc.MantineProvider(
+        dmc.AppShell(
+            [
+                dmc.AppShellHeader(
+                    dmc.Group(
+                        [
+                            dmc.Text("sweepbench", fw=700, size="lg"),
+                            dmc.Text(
+                                "what do you give up by turning the knob down?",
+                                size="sm",
+                                c="dimmed",
+                            ),
+                        ],
+                        h="100%",
+                        px="md",
+                    )
+                ),
+                dmc.AppShellNavbar(
+                    [
+                        dmc.NavLink(label=label, description=hint, href=path, id=f"nav-{path}")
+                        for path, label, hint in PAGES
+                    ],
+                    p="xs",
+                ),
+                dmc.AppShellMain(html.Div(id="page")),
+                dcc.Location(id="url", refresh="callback-nav"),
+            ],
+            header={"height": 52},
+            navbar={"width": 220, "breakpoint": "sm"},
+            padding="md",
+        )
+    )
+
+
+def _register_files(server: flask.Flask, runner: SweepRunner) -> None:
+    """Serve each sample's .glb (live or stored) to the 3D viewer."""
+
+    @server.route("/_sweepbench/sweeps/<sweep_id>/<int:position>.glb")
+    def glb(sweep_id: str, position: int) -> flask.Response:
+        from sweepbench.errors import SweepbenchError
+
+        try:
+            data = runner.file(sweep_id, position, "glb")
+        except SweepbenchError:
+            data = None
+        if data is None:
+            return flask.Response("no such sculpture", status=404, mimetype="text/plain")
+        return flask.Response(data, mimetype="model/gltf-binary")

@@ -1,0 +1,181 @@
+"""What a cell shows, from a sweep view (live or stored): its badges, its detail line, the
+sculpture blend line, and the sweep's status line (spec sweeps.md §11, §12). Pure functions of
+plain documents, so they are tested without a browser."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from sweepbench.money.prices import format_usd
+from sweepbench.sweeps.run import Spread
+
+NOUNS = {"excalidraw": ("element", "elements"), "sculpture": ("part", "parts")}
+WORKING = {"excalidraw": "drawing…", "sculpture": "building…", "text": "writing…"}
+NORMAL_STOPS = ("end", "cancelled")
+
+
+def cell_samples(view: dict[str, Any], index: int) -> list[dict[str, Any]]:
+    """One cell's samples, in repeat order."""
+    return [s for s in view["cells"] if s["cell"] == index]
+
+
+def cell_indexes(view: dict[str, Any]) -> list[int]:
+    """The cells of the view, in axis order."""
+    return sorted({s["cell"] for s in view["cells"]})
+
+
+def item_count(sample: dict[str, Any]) -> int:
+    """Elements or parts so far (live), or in the finished artifact."""
+    return len(sample.get("items") or [])
+
+
+def _count(kind: str, n: float, digits: int = 0) -> str:
+    one, many = NOUNS[kind]
+    return f"{n:,.{digits}f} {one if n == 1 else many}"
+
+
+def _usd(value: str | None) -> str:
+    return format_usd(None if value is None else Decimal(value))
+
+
+def cell_state(samples: list[dict[str, Any]], kind: str) -> str:
+    """The state badge: queued, drawing…/building…/writing…, stopped, failed or done."""
+    states = {s["status"] for s in samples}
+    if "running" in states:
+        return WORKING.get(kind, "running…")
+    for state in ("stopped", "failed", "queued"):
+        if state in states:
+            return state
+    return "done"
+
+
+def badges(samples: list[dict[str, Any]], kind: str) -> list[tuple[str, str]]:
+    """(text, colour) of each badge, in the spec's order: label, size, palette, time, state,
+    cost. With several samples, sizes are means and times and costs are sums."""
+    first = samples[0]
+    failed = any(s["status"] == "failed" for s in samples)
+    out = [(first["label"], "red" if failed else "blue")]
+    if kind in NOUNS:
+        counts = [float(item_count(s)) for s in samples]
+        mean = sum(counts) / len(counts)
+        out.append((_count(kind, mean, 0 if mean.is_integer() else 1), "gray"))
+    if kind == "sculpture":
+        palettes = [s["metrics"].get("palette") for s in samples if s.get("metrics")]
+        if palettes:
+            mean = sum(palettes) / len(palettes)
+            colours = f"{mean:.1f}" if not float(mean).is_integer() else f"{mean:.0f}"
+            out.append((f"{colours} colour{'s' if mean != 1 else ''}", "grape"))
+    seconds = sum(float(s.get("wall_s") or 0) for s in samples)
+    out.append((f"{seconds:.0f}s", "gray"))
+    state = cell_state(samples, kind)
+    colour = {"stopped": "yellow", "failed": "red", "done": "green"}.get(state, "gray")
+    out.append((state, colour))
+    if all(s["status"] not in ("queued", "running") for s in samples):
+        costs = [s.get("cost_usd") for s in samples]
+        if all(c is not None for c in costs):
+            total = sum((Decimal(c) for c in costs if c is not None), Decimal(0))
+            out.append((f"~{format_usd(total)}", "teal"))
+        else:
+            out.append(("no price", "orange"))
+    return out
+
+
+def blend_line(samples: list[dict[str, Any]]) -> str:
+    """The sculpture's highlighted line: "k/n joints blend (p%)" or "N parts, no joints"."""
+    texts = [s["metrics"].get("blend_text") for s in samples if s.get("metrics")]
+    return str(texts[0]) if texts and texts[0] else ""
+
+
+def detail_line(sample: dict[str, Any], kind: str) -> str:
+    """The small dimmed line (spec §11.2), fields joined with " · "."""
+    usage = sample.get("usage") or {}
+    out_tokens = usage.get("output_tokens") or 0
+    if sample["status"] == "running" and not out_tokens:
+        out_tokens = sample.get("deltas", 0)
+    fields = [f"{out_tokens:,} out / {usage.get('input_tokens') or 0:,} in"]
+    stop = sample.get("stop_reason")
+    if sample.get("truncated"):
+        fields.append(f"TRUNCATED at {sample['max_tokens']:,} tokens")
+    elif stop and stop not in NORMAL_STOPS:
+        fields.append(f"stop={stop}")
+    metrics = sample.get("metrics") or {}
+    if kind == "sculpture" and metrics:
+        fields.append(f"{metrics.get('triangles', 0):,} triangles")
+        fields.append(f"{metrics.get('kb', 0):,} KB")
+        if metrics.get("clamped"):
+            fields.append(f"{metrics['clamped']} clamped")
+    if sample.get("effort_ignored"):
+        fields.append("effort not accepted")
+    return " · ".join(fields)
+
+
+def problem(sample: dict[str, Any]) -> str:
+    """Why the artifact is not whole (error text or the outcome's reason), else ""."""
+    if sample["status"] == "failed":
+        return str(sample.get("error") or sample.get("reason") or "failed")
+    if sample["status"] in ("queued", "running"):
+        return ""
+    return str(sample.get("reason") or "")
+
+
+def spread_text(samples: list[dict[str, Any]], kind: str) -> str:
+    """With repeats: the mean and spread of the cell's numbers ("elements 27 ± 3 (24–31)")."""
+    finished = [s for s in samples if s["status"] not in ("queued", "running")]
+    if len(finished) < 2:
+        return ""
+    parts = []
+    if kind in NOUNS:
+        counts = Spread.of([float(item_count(s)) for s in finished])
+        parts.append(f"{NOUNS[kind][1]} {counts.text()}")
+    outs = Spread.of([float((s.get("usage") or {}).get("output_tokens") or 0) for s in finished])
+    parts.append(f"tokens out {outs.text()}")
+    seconds = Spread.of([float(s.get("wall_s") or 0) for s in finished])
+    parts.append(f"seconds {seconds.text(1)}")
+    return f"{len(finished)} samples: " + " · ".join(parts)
+
+
+def status_line(view: dict[str, Any]) -> tuple[str, str]:
+    """The status line and its colour (spec §12)."""
+    kind, samples = view["kind"], view["cells"]
+    n = len(cell_indexes(view))
+    items = sum(item_count(s) for s in samples if s["repeat"] == 0)
+    elapsed = float(view.get("wall_s") or 0)
+    noun = NOUNS.get(kind, ("", ""))[1]
+    if view.get("error"):
+        return f"The sweep stopped with an error: {view['error']}", "red"
+    if view.get("live"):
+        finished = sum(
+            1
+            for i in cell_indexes(view)
+            if all(s["status"] not in ("queued", "running") for s in cell_samples(view, i))
+        )
+        if view.get("stopped"):
+            return "Stopping every cell…", "yellow"
+        verb = {"excalidraw": "Drawing", "sculpture": "Building"}.get(kind, "Writing")
+        so_far = f" · {items:,} {noun} so far" if noun else ""
+        return f"{verb}… {finished}/{n} variants finished{so_far} ({elapsed:.0f}s)", "gray"
+    ok_cells = [
+        i
+        for i in cell_indexes(view)
+        if all(s["status"] == "done" and not s.get("truncated") for s in cell_samples(view, i))
+    ]
+    stopped = [
+        i for i in cell_indexes(view) if cell_state(cell_samples(view, i), kind) == "stopped"
+    ]
+    cost = _usd(view.get("totals", {}).get("cost_usd"))
+    counted = f" · {items:,} {noun}" if noun else ""
+    text = (
+        f"{len(ok_cells)}/{n} variants in {elapsed:.1f}s wall clock "
+        f"(≈{float(view.get('serial_s') or 0):.1f}s if run one at a time){counted} · "
+        f"~{cost} total"
+    )
+    if stopped:
+        text = (
+            f"Stopped {len(stopped)} variant(s). What was drawn is kept; no further tokens are "
+            f"being generated. {text}"
+        )
+    if view.get("axis") == "model" and any(s.get("effort_ignored") for s in samples):
+        text += " · effort not sent to models that reject it"
+    colour = "green" if len(ok_cells) == n else ("red" if not ok_cells else "yellow")
+    return text, colour

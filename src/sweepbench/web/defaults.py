@@ -1,0 +1,131 @@
+"""The Sweep page's starting values per artifact kind (spec sweeps.md §3.2), adjusted to the
+models this host can run: with no provider key the page starts on the bundled local model and
+the scripted demo model, so Run works out of the box."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sweepbench.artifacts import artifact_kind
+from sweepbench.models.registry import model_info
+from sweepbench.web.offer import Offer
+
+KINDS = {"text": "Text", "excalidraw": "Drawing", "sculpture": "Sculpture"}
+AXIS_LABELS = {
+    "effort": "Vary effort",
+    "max_tokens": "Vary max tokens",
+    "model": "Compare models",
+    "prompt_version": "Vary prompt version",
+}
+LOCAL = "local/smollm2-135m"
+
+
+@dataclass(frozen=True)
+class KindDefaults:
+    """What the controls hold when a kind is chosen."""
+
+    axis: str
+    efforts: tuple[str, ...]
+    budgets: tuple[int, ...]
+    models: tuple[str, ...]
+    versions: tuple[str, ...]
+    held_model: str
+    held_effort: str
+    held_budget: int
+    held_version: str
+    step: int
+    prompt: str
+    placeholder: str
+
+
+@dataclass(frozen=True)
+class _Spec:
+    axis: str
+    budgets: tuple[int, ...]
+    models: tuple[str, ...]
+    held_budget: int
+    step: int
+    prompt: str
+    placeholder: str
+    demo: str
+    """The scripted model that answers in this kind (keyless demo)."""
+    keyless_budget: int
+
+
+_SPEC = {
+    "text": _Spec(
+        axis="effort",
+        budgets=(1000, 4000),
+        models=("anthropic/claude-opus-5", "openai/gpt-6-astra"),
+        held_budget=4000,
+        step=1000,
+        prompt="",
+        placeholder="Explain the difference between a mutex and a semaphore in three sentences.",
+        demo="scripted/lorem",
+        keyless_budget=256,
+    ),
+    "excalidraw": _Spec(
+        axis="effort",
+        budgets=(8000, 24000),
+        models=("anthropic/claude-opus-5", "openai/gpt-6-astra"),
+        held_budget=24000,
+        step=4000,
+        prompt="",
+        placeholder="an architecture diagram of a payments service: api, ledger, queue, two "
+        "databases, with retry paths",
+        demo="scripted/sketch",
+        keyless_budget=2000,
+    ),
+    "sculpture": _Spec(
+        axis="model",
+        budgets=(2000, 8000),
+        models=("anthropic/claude-haiku-4-5", "anthropic/claude-opus-5"),
+        held_budget=4000,
+        step=1000,
+        prompt="a desert observatory, sandstone and brass, dish pointed at the sky",
+        placeholder="",
+        demo="scripted/sculpt",
+        keyless_budget=1000,
+    ),
+}
+
+
+def kind_defaults(kind: str, offers: list[Offer], *, keyless: bool) -> KindDefaults:
+    """The spec's defaults, or with no provider key: compare the scripted demo model with the
+    bundled local model, at a budget the local model finishes in well under a minute."""
+    spec = _SPEC[kind]
+    artifact = artifact_kind(kind)
+    usable = [o.id for o in offers if o.available]
+    versions = tuple(artifact.versions)
+    budget, axis, models = spec.held_budget, spec.axis, spec.models
+    held_model = "anthropic/claude-opus-5"
+    if keyless:
+        models = tuple(m for m in (spec.demo, LOCAL) if m in usable) or tuple(usable[:2])
+        held_model = LOCAL if LOCAL in usable else (usable[0] if usable else spec.demo)
+        axis, budget = "model", spec.keyless_budget
+    elif held_model not in usable and usable:
+        held_model = usable[0]
+    if axis == "effort" and not model_info(held_model).effort_capable:
+        axis = "max_tokens"
+    return KindDefaults(
+        axis=axis,
+        efforts=("low", "high"),
+        budgets=spec.budgets,
+        models=models,
+        versions=versions if len(versions) > 1 else (),
+        held_model=held_model,
+        held_effort="low",
+        held_budget=budget,
+        held_version=artifact.default_version,
+        step=spec.step,
+        prompt=spec.prompt,
+        placeholder=spec.placeholder,
+    )
+
+
+def axes_for(kind: str) -> list[str]:
+    """The axis choices: "Vary prompt version" only for kinds with two or more versions."""
+    axes = ["effort", "max_tokens", "model"]
+    if len(artifact_kind(kind).versions) > 1:
+        axes.append("prompt_version")
+    return axes

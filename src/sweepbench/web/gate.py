@@ -1,0 +1,63 @@
+"""Who may start a run that spends money (spec sweeps.md §13.2, issue 5).
+
+On a loopback address the person at the keyboard owns the keys, so running is allowed (the
+ceilings still apply). Bound to any other address, or declared production
+(``SWEEPBENCH_ENV=production``), a run that spends money needs the token in
+``SWEEPBENCH_TOKEN``; with no token configured such runs are refused — the gate fails closed.
+Free runs (local and scripted models) need no token."""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import os
+from dataclasses import dataclass
+
+TOKEN_VARIABLE = "SWEEPBENCH_TOKEN"
+
+
+def is_loopback(host: str) -> bool:
+    """127.0.0.0/8, ::1 and "localhost"."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class Gate:
+    """The access rule of one server."""
+
+    host: str
+    token: str | None = None
+    production: bool = False
+
+    @classmethod
+    def for_host(cls, host: str) -> Gate:
+        """The gate for a server bound to ``host``, with the token from the environment."""
+        production = os.environ.get("SWEEPBENCH_ENV", "").strip().lower() == "production"
+        return cls(host, os.environ.get(TOKEN_VARIABLE) or None, production)
+
+    @property
+    def guarded(self) -> bool:
+        """Spending needs a token here."""
+        return self.production or not is_loopback(self.host)
+
+    def why_closed(self, supplied: str | None, *, spends: bool) -> str | None:
+        """None when the run may start, else why not (meant for the page)."""
+        if not spends or not self.guarded:
+            return None
+        where = "declared production" if self.production else f"listening on {self.host}"
+        if self.token is None:
+            return (
+                f"Run is disabled for paid models: this server is {where} and no "
+                f"{TOKEN_VARIABLE} is set, so nobody could prove they may spend."
+            )
+        if not supplied or not hmac.compare_digest(supplied.encode(), self.token.encode()):
+            return (
+                f"Run is disabled for paid models: this server is {where}; enter the access "
+                f"token ({TOKEN_VARIABLE}) to spend."
+            )
+        return None

@@ -1,0 +1,87 @@
+"""The History page: sweeps run here, newest first; each reopens on the Sweep page (live if it
+is still running) or can be deleted (spec sweeps.md §18.2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dash_mantine_components as dmc
+from dash import ALL, Dash, Input, Output, State, ctx, dcc, html, no_update
+
+from sweepbench.money.prices import format_usd
+from sweepbench.store import Store
+from sweepbench.sweeps.history import delete_sweep, list_sweeps
+from sweepbench.web.defaults import KINDS
+
+LIMIT = 100
+
+
+def _rows(store: Store) -> list[Any]:
+    rows = []
+    for s in list_sweeps(store, LIMIT):
+        excerpt = s.prompt if len(s.prompt) <= 60 else s.prompt[:59] + "…"
+        rows.append(
+            html.Tr(
+                [
+                    html.Td(s.created_at.strftime("%Y-%m-%d %H:%M")),
+                    html.Td(KINDS.get(s.task, s.task)),
+                    html.Td(s.axis),
+                    html.Td(str(s.cells)),
+                    html.Td(f"~{format_usd(s.cost_usd)}"),
+                    html.Td(s.status),
+                    html.Td(excerpt),
+                    html.Td(
+                        dmc.Group(
+                            [
+                                dcc.Link("Open", href=f"/?sweep={s.id}", id=f"open-{s.id}"),
+                                dmc.Button(
+                                    "Delete",
+                                    id={"type": "delete-sweep", "id": s.id},
+                                    size="compact-xs",
+                                    color="red",
+                                    variant="subtle",
+                                ),
+                            ],
+                            gap="xs",
+                        )
+                    ),
+                ],
+                id=f"row-{s.id}",
+            )
+        )
+    return rows
+
+
+def _table(store: Store) -> Any:
+    rows = _rows(store)
+    if not rows:
+        return dmc.Text("No sweeps yet. Run one on the Sweep page.", c="dimmed")
+    head = html.Thead(
+        html.Tr(
+            [html.Th(h) for h in ("date", "kind", "axis", "cells", "cost", "status", "prompt", "")]
+        )
+    )
+    return dmc.Table([head, html.Tbody(rows)], striped=True, highlightOnHover=True)
+
+
+def layout(store: Store) -> Any:
+    """The list, read when the page is viewed."""
+    return dmc.Stack([dmc.Title("History", order=2), html.Div(_table(store), id="history-table")])
+
+
+def register(app: Dash, store: Store) -> None:
+    """Add the delete callback."""
+
+    @app.callback(
+        Output("history-table", "children"),
+        Input({"type": "delete-sweep", "id": ALL}, "n_clicks"),
+        State({"type": "delete-sweep", "id": ALL}, "id"),
+        prevent_initial_call=True,
+    )
+    def on_delete(clicks: list[int | None], ids: list[dict[str, str]]) -> Any:
+        """Delete the sweep whose button was pressed, then redraw the list."""
+        trigger = ctx.triggered_id
+        if not isinstance(trigger, dict) or not any(clicks):
+            return no_update
+        delete_sweep(store, str(trigger["id"]))
+        return _table(store)

@@ -1,0 +1,30 @@
+"""Pages that later issues build, saying what is coming (not fake pages)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dash_mantine_components as dmc
+
+COMING = {
+    "/leaderboard": (
+        "Leaderboard",
+        "Published results beside your own runs, a score-vs-price Pareto frontier, one board "
+        "per judge, and side-by-side comparisons. It arrives with the leaderboard issue; until "
+        "then, compare settings on the Sweep page.",
+    ),
+    "/benchmarks": (
+        "Run a benchmark",
+        "Whole question sets, estimated low/high before running, per-role spending limits, "
+        "resumable, scored by area and task with confidence intervals. The engine and the "
+        "`sweepbench bench` commands come first; this page follows them.",
+    ),
+}
+
+
+def layout(path: str) -> Any:
+    """A short notice of what the page will do."""
+    title, text = COMING[path]
+    return dmc.Stack(
+        [dmc.Title(title, order=2), dmc.Alert(text, title="Not built yet", color="gray")]
+    )
