@@ -50,11 +50,19 @@ const sweepbenchPlugin = {
         text = text.replace(fallback, "");
         patched.fontFallback += hits;
       }
+      // Do not register the Xiaolai faces we do not ship: CJK text then falls straight back to
+      // the system's fonts instead of requesting files that would 404.
+      const cjk = text.match(/\b([\w$]+)="Xiaolai"/);
+      if (cjk) {
+        const init = new RegExp(`\\b[\\w$]+\\(${cjk[1].replace("$", "\\$")},\\.\\.\\.[\\w$]+\\),`, "g");
+        patched.xiaolai += text.match(init)?.length ?? 0;
+        text = text.replace(init, "");
+      }
       return { contents: text, loader: "js" };
     });
   },
 };
-const patched = { fontFallback: 0 };
+const patched = { fontFallback: 0, xiaolai: 0 };
 
 const common = {
   bundle: true,
@@ -78,8 +86,8 @@ const components = await esbuild.build({
   define: { ...common.define, __SWEEPBENCH_ASSET_PATH__: JSON.stringify(ASSET_PATH) },
 });
 if (process.env.ANALYZE) console.log(await esbuild.analyzeMetafile(components.metafile));
-if (patched.fontFallback !== 1) {
-  throw new Error(`expected to drop 1 esm.sh font fallback, dropped ${patched.fontFallback}`);
+if (patched.fontFallback !== 1 || patched.xiaolai !== 1) {
+  throw new Error(`expected one esm.sh fallback and one Xiaolai registration: ${JSON.stringify(patched)}`);
 }
 
 const css =

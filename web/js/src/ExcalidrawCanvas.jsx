@@ -16,18 +16,37 @@ const UI_OPTIONS = {
   tools: { image: false },
 };
 const INITIAL_DATA = { elements: [], appState: { viewBackgroundColor: "#ffffff" } };
-const RESTORE_OPTIONS = { refreshDimensions: false, repairBindings: true };
+// refreshDimensions: models guess text widths; measure them (labels wrap inside their containers).
+const RESTORE_OPTIONS = { refreshDimensions: true, repairBindings: true };
 
-function stamp(node, count) {
+/** Put `elements` on the canvas, refit the view, and stamp the wrapper's data attributes. */
+function apply(api, node, elements, final, capture) {
+  const list = Array.isArray(elements) ? elements : [];
+  const restored = list.length ? restoreElements(list, null, RESTORE_OPTIONS) : [];
+  api.updateScene({
+    elements: restored,
+    captureUpdate: capture,
+  });
+  if (restored.length) {
+    api.scrollToContent(restored, { fitToContent: true, animate: false });
+  } else {
+    api.updateScene({
+      appState: { scrollX: 0, scrollY: 0, zoom: { value: 1 } },
+      captureUpdate: CaptureUpdateAction.NEVER,
+    });
+  }
   if (!node) return;
-  node.dataset.elements = String(count);
+  node.dataset.elements = String(restored.length);
+  if (final) node.dataset.final = "1";
+  else delete node.dataset.final;
   node.dataset.updatedAt = String(performance.timeOrigin + performance.now());
 }
 
 /**
  * A view-only Excalidraw scene that follows its `elements` prop without re-mounting.
  * Streaming updates are not recorded in history; `final` commits the last one as one step.
- * The wrapper carries data-ready, data-elements and data-updated-at (epoch ms, fractional).
+ * The wrapper carries data-ready, data-elements, data-final and data-updated-at (epoch ms,
+ * fractional), all set on the DOM node directly so they never cause a React render.
  */
 export function ExcalidrawCanvas({ id, elements = [], final = false, height = 340, className, style }) {
   const wrapper = useRef(null);
@@ -65,24 +84,25 @@ export function ExcalidrawCanvas({ id, elements = [], final = false, height = 34
     };
   }, [api]);
 
+  // `final` commits the scene as one undoable step; streamed updates leave no history.
+  const latest = useRef({ elements, final });
+  latest.current = { elements, final };
   useEffect(() => {
-    if (!api) return;
-    const list = Array.isArray(elements) ? elements : [];
-    const restored = list.length ? restoreElements(list, null, RESTORE_OPTIONS) : [];
-    api.updateScene({
-      elements: restored,
-      captureUpdate: final ? CaptureUpdateAction.IMMEDIATELY : CaptureUpdateAction.NEVER,
-    });
-    if (restored.length) {
-      api.scrollToContent(restored, { fitToContent: true, animate: false });
-    } else {
-      api.updateScene({
-        appState: { scrollX: 0, scrollY: 0, zoom: { value: 1 } },
-        captureUpdate: CaptureUpdateAction.NEVER,
-      });
-    }
-    stamp(wrapper.current, restored.length);
+    const capture = final ? CaptureUpdateAction.IMMEDIATELY : CaptureUpdateAction.NEVER;
+    if (api) apply(api, wrapper.current, elements, final, capture);
   }, [api, elements, final]);
+
+  // Text is measured with whatever font is loaded; once Excalidraw's fonts arrive, measure again.
+  useEffect(() => {
+    const fonts = document.fonts;
+    if (!api || !fonts) return undefined;
+    const remeasure = () => {
+      const { elements: current, final: done } = latest.current;
+      if (current?.length) apply(api, wrapper.current, current, done, CaptureUpdateAction.NEVER);
+    };
+    fonts.addEventListener("loadingdone", remeasure);
+    return () => fonts.removeEventListener("loadingdone", remeasure);
+  }, [api]);
 
   return (
     <div

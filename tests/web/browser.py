@@ -1,0 +1,69 @@
+"""Helpers for browser tests: serve an app on 127.0.0.1 in a thread; a page that records.
+
+The fixtures that hand these out (``browser``, ``page``) are in tests/web/conftest.py.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+CHROMIUM = Path("/usr/bin/chromium")
+LOCAL_HOSTS = {"127.0.0.1"}
+LOCAL_SCHEMES = {"data", "blob", "about"}
+
+
+@contextmanager
+def serve(app: Any) -> Iterator[str]:
+    """Serve a Dash app (or a Flask/WSGI app) on a free port of 127.0.0.1; yields its base URL."""
+    from werkzeug.serving import make_server
+
+    wsgi = getattr(app, "server", app)
+    server = make_server("127.0.0.1", 0, wsgi, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, name="test-web-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@dataclass
+class RecordedPage:
+    """A Playwright page (its methods are reachable directly) and what it did.
+
+    ``requests``: every URL the browser asked for; ``errors``: uncaught page errors and
+    console messages of type error; ``failures``: responses with status >= 400 as
+    ``"STATUS URL"``; ``responses``: URL -> last status seen.
+    """
+
+    page: Any
+    requests: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    responses: dict[str, int] = field(default_factory=dict)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.page, name)
+
+    def non_local(self) -> list[str]:
+        """Requests that went anywhere but 127.0.0.1 (data:, blob: and about: URLs are local)."""
+        return [url for url in self.requests if not _local(url)]
+
+    def wait_for_data(self, selector: str, name: str, value: str, timeout: float = 20_000) -> None:
+        """Wait until ``selector`` carries ``data-NAME="VALUE"`` (hidden elements count too)."""
+        self.page.wait_for_selector(
+            f"{selector}[data-{name}='{value}']", state="attached", timeout=timeout
+        )
+
+
+def _local(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme in LOCAL_SCHEMES or parts.hostname in LOCAL_HOSTS

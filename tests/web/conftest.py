@@ -1,0 +1,70 @@
+"""Browser fixtures for the web tests (helpers in tests/web/browser.py).
+
+    from tests.web.browser import RecordedPage, serve
+
+    def test_page(page: RecordedPage) -> None:
+        with serve(app) as base_url:
+            page.goto(base_url)
+            page.wait_for_data("#canvas", "ready", "1")
+            assert page.errors == [] and page.non_local() == []
+
+``browser`` (session) is headless Chromium; ``page`` is a fresh context and page per test.
+They skip when Playwright or /usr/bin/chromium is missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.web.browser import CHROMIUM, RecordedPage
+
+
+@pytest.fixture(autouse=True)
+def _quiet_server_log() -> None:
+    """Werkzeug logs every request; the tests read the recorded page instead."""
+    import logging
+
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Headless Chromium (Debian's /usr/bin/chromium; no sandbox, tests run as root)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not CHROMIUM.exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[RecordedPage]:
+    """A fresh browser context and page that records requests, errors and failed responses."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    recorded = RecordedPage(context.new_page())
+    recorded.page.set_default_timeout(20_000)
+
+    def on_console(message: Any) -> None:
+        if message.type == "error":
+            recorded.errors.append(f"console: {message.text}")
+
+    def on_response(response: Any) -> None:
+        recorded.responses[response.url] = response.status
+        if response.status >= 400:
+            recorded.failures.append(f"{response.status} {response.url}")
+
+    recorded.page.on("request", lambda request: recorded.requests.append(request.url))
+    recorded.page.on("pageerror", lambda error: recorded.errors.append(f"pageerror: {error}"))
+    recorded.page.on("console", on_console)
+    recorded.page.on("response", on_response)
+    try:
+        yield recorded
+    finally:
+        context.close()
