@@ -116,7 +116,8 @@ def problem(sample: dict[str, Any]) -> str:
         return str(sample.get("error") or sample.get("reason") or "failed")
     if sample["status"] in ("queued", "running"):
         return ""
-    return str(sample.get("reason") or "")
+    reason = str(sample.get("reason") or "")
+    return "" if reason == sample["status"] else reason  # the state badge says it already
 
 
 def spread_text(samples: list[dict[str, Any]], kind: str) -> str:

@@ -1,0 +1,245 @@
+"""The Sweep page in a real Chromium: controls, estimate, runs that fill in, Stop all, History,
+the access gate — and no request ever leaves 127.0.0.1.
+
+Set SWEEPBENCH_SCREENSHOTS=DIR to save the finished sweeps' screenshots (docs/ uses them)."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sweepbench.store import Store
+from tests.web.browser import RecordedPage, serve
+
+pytest.importorskip("playwright.sync_api")
+
+FAST_SKETCH = ["scripted/sketch?tps=400", "scripted/sketch?tps=250"]
+SLOW_SKETCH = ["scripted/sketch?tps=60", "scripted/sketch?tps=50"]
+
+
+@pytest.fixture
+def base_url() -> Iterator[str]:
+    from sweepbench.web.app import create_app
+
+    store = Store.open()
+    app = create_app(store)
+    try:
+        with serve(app) as url:
+            yield url
+    finally:
+        app.server.config["sweepbench.runner"].close()
+        store.close()
+
+
+def _shown(page: RecordedPage, selector: str) -> bool:
+    return bool(page.locator(selector).is_visible())
+
+
+def _open(page: RecordedPage, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("#estimate:not(:empty)")
+
+
+def _pick_models(page: RecordedPage, models: list[str]) -> None:
+    """Replace the model list with ``models`` (typed: any provider/model id is accepted)."""
+    page.click("text=Compare models")
+    box = page.locator("#vary-model")
+    box.click()
+    for _ in range(6):
+        box.press("Backspace")
+    for model in models:
+        box.fill(model)
+        box.press("Enter")
+    box.press("Escape")  # close the suggestions
+    box.evaluate("e => e.blur()")
+
+
+def _run(page: RecordedPage, prompt: str) -> None:
+    page.fill("#prompt", prompt)
+    page.wait_for_selector("#run:not([disabled])")
+    page.click("#run")
+    page.wait_for_selector("#cell-grid")
+
+
+def _finished(page: RecordedPage) -> str:
+    """Wait for the finished status line (and Stop all disabled again); return it."""
+    page.wait_for_function(
+        "/variants in [\\d.]+s wall clock/.test(document.querySelector('#status').innerText)"
+    )
+    page.wait_for_selector("#stop[disabled]")
+    return str(page.inner_text("#status"))
+
+
+def _screenshot(page: RecordedPage, name: str) -> None:
+    folder = os.environ.get("SWEEPBENCH_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
+
+
+def _assert_clean(page: RecordedPage) -> None:
+    assert page.non_local() == []
+    assert page.errors == []
+
+
+def test_page_loads_offline_with_the_keyless_notice(page: RecordedPage, base_url: str) -> None:
+    _open(page, base_url)
+    assert "no provider keys" in page.inner_text("#keyless-notice").lower()
+    assert "free models: nothing is spent" in page.inner_text("#estimate")
+    assert page.is_disabled("#stop")
+    _assert_clean(page)
+
+
+def _expect(page: RecordedPage, shown: list[str], hidden: list[str]) -> None:
+    for selector in shown:
+        page.wait_for_selector(selector, state="visible")
+    for selector in hidden:
+        page.wait_for_selector(selector, state="hidden")
+
+
+def test_only_the_controls_the_run_reads_are_shown(page: RecordedPage, base_url: str) -> None:
+    _open(page, base_url)
+    page.click("text=Compare models")
+    _expect(page, ["#vary-model", "#held-effort", "#held-budget"], ["#held-model"])
+    page.click("text=Vary max tokens")
+    _expect(page, ["#wrap-vary-budget", "#held-model"], ["#held-budget", "#vary-model"])
+    page.click("text=Vary effort")
+    _expect(page, ["#wrap-vary-effort", "#held-budget"], ["#held-effort", "#wrap-vary-budget"])
+    assert not _shown(page, "text=Vary prompt version")  # drawings have one version
+    page.click("text=Sculpture")
+    page.wait_for_selector("text=Vary prompt version")
+    page.click("text=Vary prompt version")
+    _expect(page, ["#wrap-vary-version", "#held-model"], ["#held-version"])
+    _assert_clean(page)
+
+
+def test_the_estimate_follows_the_controls(page: RecordedPage, base_url: str) -> None:
+    _open(page, base_url)
+    _pick_models(page, FAST_SKETCH)
+    page.wait_for_function(
+        "document.querySelector('#estimate').innerText.startsWith('2 variants varying models')"
+    )
+    _pick_models(page, FAST_SKETCH[:1])
+    page.wait_for_selector("#refusal-cells")
+    assert "at least two models" in page.inner_text("#refusals")
+    assert page.is_disabled("#run")
+
+
+def test_a_drawing_sweep_fills_every_cell(page: RecordedPage, base_url: str) -> None:
+    _open(page, base_url)
+    _pick_models(page, FAST_SKETCH)
+    _run(page, "a payments service")
+    page.wait_for_function(
+        "[...document.querySelectorAll('[data-elements]')].length === 2 && "
+        "[...document.querySelectorAll('[data-elements]')].every(e => e.dataset.elements === '23')"
+    )
+    status = _finished(page)
+    assert re.match(r"2/2 variants in [\d.]+s wall clock \(≈[\d.]+s if run one at a time\)", status)
+    assert "46 elements" in status
+    badges = page.inner_text("#cell-grid")
+    assert "23 ELEMENTS" in badges.upper() and "DONE" in badges.upper()
+    _screenshot(page, "sweep-drawing")
+    _assert_clean(page)
+
+
+def test_stop_all_stops_every_cell_and_keeps_the_drawing(page: RecordedPage, base_url: str) -> None:
+    _open(page, base_url)
+    _pick_models(page, SLOW_SKETCH)
+    _run(page, "a payments service")
+    page.wait_for_function(
+        "[...document.querySelectorAll('[data-elements]')].some(e => +e.dataset.elements >= 2)"
+    )
+    page.click("#stop")
+    page.wait_for_selector("#stop[disabled]")
+    page.wait_for_function("document.querySelector('#status').innerText.startsWith('Stopped 2')")
+    counts = page.eval_on_selector_all("[data-elements]", "es => es.map(e => +e.dataset.elements)")
+    assert len(counts) == 2 and all(c < 23 for c in counts) and max(counts) >= 2
+    badges = page.locator("[id*='cell-badges']").all_inner_texts()
+    assert len(badges) == 2 and all("STOPPED" in b.upper() for b in badges)
+    page.wait_for_timeout(800)
+    later = page.eval_on_selector_all("[data-elements]", "es => es.map(e => +e.dataset.elements)")
+    assert later == counts  # nothing more arrives after the stop
+    assert page.is_enabled("#run")
+    _assert_clean(page)
+
+
+def test_a_sculpture_sweep_shows_each_glb(page: RecordedPage, base_url: str) -> None:
+    _open(page, base_url)
+    page.click("text=Sculpture")
+    page.wait_for_selector("text=Vary prompt version")
+    _pick_models(page, ["scripted/sculpt?tps=600", "scripted/sculpt?tps=300"])
+    _run(page, "a brazier")
+    page.wait_for_function(
+        "[...document.querySelectorAll('[data-loaded]')].filter(e => e.dataset.loaded === '1')"
+        ".length === 2",
+        timeout=30_000,
+    )
+    text = page.inner_text("#cell-grid")
+    assert "4/4 joints blend (100%)" in text
+    assert "triangles" in text and "3 COLOURS" in text.upper()
+    page.wait_for_timeout(1500)  # let the viewers settle for the screenshot
+    _screenshot(page, "sweep-sculpture")
+    _assert_clean(page)
+
+
+def test_a_text_sweep_streams_the_answers(page: RecordedPage, base_url: str) -> None:
+    _open(page, base_url)
+    page.click("text=Text")
+    _pick_models(page, ["scripted/lorem?tps=300", "scripted/echo?tps=100"])
+    _run(page, "Name three primes and say why each is prime.")
+    assert _finished(page).startswith("2/2 variants")
+    text = page.inner_text("#cell-grid")
+    assert "Lorem ipsum dolor sit amet" in text
+    assert "Name three primes" in text
+    _screenshot(page, "sweep-text")
+    _assert_clean(page)
+
+
+def test_a_finished_sweep_reopens_from_history(page: RecordedPage, base_url: str) -> None:
+    _open(page, base_url)
+    _pick_models(page, FAST_SKETCH)
+    _run(page, "a payments service")
+    _finished(page)
+    page.click("text=History")
+    page.wait_for_selector("text=a payments service")
+    page.click("a:has-text('Open')")
+    page.wait_for_function(
+        "[...document.querySelectorAll('[data-elements]')].length === 2 && "
+        "[...document.querySelectorAll('[data-elements]')].every(e => e.dataset.elements === '23')"
+    )
+    assert page.inner_text("#status").startswith("2/2 variants")
+    _assert_clean(page)
+
+
+def test_a_public_server_needs_the_token_to_spend(
+    page: RecordedPage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sweepbench.web.app import create_app
+    from sweepbench.web.gate import Gate
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-real-key")
+    store = Store.open()
+    app = create_app(store, gate=Gate("0.0.0.0", token="s3cret"))
+    try:
+        with serve(app) as url:
+            _open(page, url)
+            page.fill("#prompt", "a payments service")
+            page.wait_for_selector("#gate-closed")
+            assert "access token" in page.inner_text("#gate-closed")
+            assert page.is_disabled("#run")
+            page.fill("#token", "s3cret")
+            page.wait_for_selector("#gate-closed", state="detached")
+            assert page.is_enabled("#run")
+            page.fill("#token", "wrong")
+            page.wait_for_selector("#gate-closed")
+            assert page.is_disabled("#run")
+            html: Any = page.content()
+            assert "sk-ant-test" not in html
+    finally:
+        app.server.config["sweepbench.runner"].close()
+        store.close()
