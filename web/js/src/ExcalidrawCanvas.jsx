@@ -15,6 +15,7 @@ const UI_OPTIONS = {
   },
   tools: { image: false },
 };
+const NONE = []; // one default array, so a missing prop does not re-run the scene effect
 const INITIAL_DATA = { elements: [], appState: { viewBackgroundColor: "#ffffff" } };
 // refreshDimensions: models guess text widths; measure them (labels wrap inside their containers).
 const RESTORE_OPTIONS = { refreshDimensions: true, repairBindings: true };
@@ -48,7 +49,7 @@ function apply(api, node, elements, final, capture) {
  * The wrapper carries data-ready, data-elements, data-final and data-updated-at (epoch ms,
  * fractional), all set on the DOM node directly so they never cause a React render.
  */
-export function ExcalidrawCanvas({ id, elements = [], final = false, height = 340, className, style }) {
+export function ExcalidrawCanvas({ id, elements = NONE, final = false, height = 340, className, style }) {
   const wrapper = useRef(null);
   const [api, setApi] = useState(null);
   const onApi = useCallback((value) => setApi(value), []);
