@@ -277,11 +277,14 @@ class SweepRunner:
         data = (cells[position].get("files") or {}).get(ext)
         return None if data is None else base64.b64decode(data)
 
+    def recent(self) -> list[LiveSweep]:
+        """The sweeps this process holds, oldest first."""
+        with self._lock:
+            return list(self._sweeps.values())
+
     def running(self) -> Iterator[LiveSweep]:
         """Sweeps still running here."""
-        with self._lock:
-            sweeps = list(self._sweeps.values())
-        return (s for s in sweeps if not s.done)
+        return (s for s in self.recent() if not s.done)
 
     def close(self, timeout: float = 5.0) -> None:
         """Stop every running sweep, wait for them to settle, end the loop."""

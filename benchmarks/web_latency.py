@@ -1,0 +1,129 @@
+"""Time from the scripted model emitting a drawing element to that element being on the page.
+
+Runs the web app in this process on 127.0.0.1, drives Debian's Chromium with Playwright, and
+starts a drawing sweep of N cells on ``scripted/sketch`` from the page itself. The runner
+records when each element left the parser (``time.time()``); a MutationObserver in the page
+records when each canvas's ``data-elements`` count grew (``Date.now()``, same machine, same
+clock). Latency of element k = first time the canvas showed ≥ k+1 elements − its emission time.
+
+    python benchmarks/web_latency.py [--cells 6] [--tps 60] [--runs 3]
+
+Prints p50 / p95 / max per run and overall, with the ticker interval for scale (the page polls
+every TICK_MS; the rest is the callback round trip and Excalidraw's update).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+OBSERVER = """
+() => {
+  window.__growth = {};
+  const watch = (el, i) => {
+    new MutationObserver(() => {
+      const n = +el.dataset.elements;
+      const seen = window.__growth[i] || (window.__growth[i] = {});
+      if (!(n in seen)) seen[n] = Date.now();
+    }).observe(el, {attributes: true, attributeFilter: ['data-elements']});
+  };
+  document.querySelectorAll('[data-elements]').forEach(watch);
+  return document.querySelectorAll('[data-elements]').length;
+}
+"""
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile."""
+    ordered = sorted(values)
+    return ordered[max(0, min(len(ordered) - 1, round(q * len(ordered) + 0.5) - 1))]
+
+
+def one_run(page: object, base_url: str, runner: object, cells: int, tps: int) -> list[float]:
+    """One sweep from the page; the latencies (ms) of every element of every cell."""
+    from tests.web.test_sweep_page import _finished, _pick_models
+
+    pg = page  # playwright Page
+    pg.goto(base_url)  # type: ignore[attr-defined]
+    pg.wait_for_selector("#estimate:not(:empty)")  # type: ignore[attr-defined]
+    _pick_models(pg, [f"scripted/sketch?tps={tps + i}" for i in range(cells)])  # type: ignore[arg-type]
+    pg.fill("#prompt", "a payments service")  # type: ignore[attr-defined]
+    pg.wait_for_selector("#run:not([disabled])")  # type: ignore[attr-defined]
+    pg.click("#run")  # type: ignore[attr-defined]
+    pg.wait_for_function(  # type: ignore[attr-defined]
+        f"document.querySelectorAll('[data-elements]').length === {cells}"
+    )
+    pg.evaluate(OBSERVER)  # type: ignore[attr-defined]
+    pg.set_default_timeout(120_000)  # type: ignore[attr-defined]
+    _finished(pg)  # type: ignore[arg-type]
+    pg.wait_for_timeout(600)  # type: ignore[attr-defined]
+    growth = pg.evaluate("window.__growth")  # type: ignore[attr-defined]
+    live = runner.recent()[-1]  # type: ignore[attr-defined]
+    latencies: list[float] = []
+    for index in range(cells):
+        emitted = live.samples[(index, 0)].emitted
+        shown = {int(n): t for n, t in (growth.get(str(index)) or {}).items()}
+        for k, at in enumerate(emitted):
+            times = [t for n, t in shown.items() if n >= k + 1]
+            if times:
+                latencies.append(min(times) - at * 1000)
+    return latencies
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cells", type=int, default=6)
+    parser.add_argument("--tps", type=int, default=60)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    os.environ["SWEEPBENCH_HOME"] = tempfile.mkdtemp(prefix="sweepbench-latency-")
+    os.environ["SWEEPBENCH_CALLS_PER_HOUR"] = "10000"
+
+    import logging
+
+    from playwright.sync_api import sync_playwright
+
+    from sweepbench.store import Store
+    from sweepbench.web.app import create_app
+    from sweepbench.web.sweep_page import TICK_MS
+    from tests.web.browser import serve
+
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    store = Store.open()
+    app = create_app(store)
+    runner = app.server.config["sweepbench.runner"]
+    everything: list[float] = []
+    with serve(app) as base_url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", args=["--no-sandbox"]
+        )
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        for run in range(args.runs):
+            started = time.perf_counter()
+            latencies = one_run(page, base_url, runner, args.cells, args.tps)
+            everything += latencies
+            print(
+                f"run {run + 1}: {len(latencies)} elements in {time.perf_counter() - started:.1f}s"
+                f" · p50 {statistics.median(latencies):.0f} ms · p95 "
+                f"{percentile(latencies, 0.95):.0f} ms · max {max(latencies):.0f} ms"
+            )
+        browser.close()
+    runner.close()
+    print(
+        f"all: {len(everything)} elements, {args.cells} cells at ~{args.tps} tokens/s · "
+        f"p50 {statistics.median(everything):.0f} ms · p95 {percentile(everything, 0.95):.0f} ms"
+        f" · max {max(everything):.0f} ms · ticker {TICK_MS} ms · p95/ticker "
+        f"{percentile(everything, 0.95) / TICK_MS:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
