@@ -90,11 +90,11 @@ def main() -> None:
     import logging
 
     from playwright.sync_api import sync_playwright
+    from tests.web.browser import serve
 
     from sweepbench.store import Store
     from sweepbench.web.app import create_app
     from sweepbench.web.sweep_page import TICK_MS
-    from tests.web.browser import serve
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     store = Store.open()
