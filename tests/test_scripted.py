@@ -105,3 +105,20 @@ def test_unknown_options_and_models_are_user_errors() -> None:
         resolve("scripted/nonesuch")
     with pytest.raises(UserError, match="not a number"):
         resolve("scripted/echo?tps=fast")
+
+
+async def test_demo_models_answer_with_a_packaged_artifact() -> None:
+    import json
+
+    request = Request.simple("scripted/sketch?tps=0", "anything", max_tokens=5000)
+    sketch = await collect(resolve("scripted/sketch?tps=0"), request)
+    assert len(json.loads(sketch.text)["elements"]) == 23
+    request = Request.simple("scripted/sculpt?tps=0", "anything", max_tokens=5000)
+    sculpt = await collect(resolve("scripted/sculpt?tps=0"), request)
+    assert len(json.loads(sculpt.text)["parts"]) == 5
+    assert resolve("scripted/sketch").tps == 120  # type: ignore[attr-defined]
+
+
+def test_an_unknown_fixture_names_the_known_ones() -> None:
+    with pytest.raises(UserError, match="known: brazier, diagram"):
+        resolve("scripted/echo?fixture=nonesuch")

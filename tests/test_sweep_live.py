@@ -1,0 +1,111 @@
+"""Sweeps run in the background (the web app's runner): admission in the caller's thread, live
+state from the subscription, Stop all from another thread, the stored document afterwards."""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+
+import pytest
+
+from sweepbench.errors import UserError
+from sweepbench.store import Store
+from sweepbench.sweeps.history import load_sweep
+from sweepbench.sweeps.live import SweepRunner, stored_view
+from sweepbench.sweeps.plan import build_plan
+
+
+@pytest.fixture
+def runner() -> Iterator[SweepRunner]:
+    store = Store.open()
+    runner = SweepRunner(store)
+    try:
+        yield runner
+    finally:
+        runner.close()
+        store.close()
+
+
+def _drawing(*models: str) -> object:
+    return build_plan("a payments service", "model", list(models), task="excalidraw")
+
+
+def test_a_refused_plan_raises_at_start_and_runs_nothing(runner: SweepRunner) -> None:
+    with pytest.raises(UserError, match="two models"):
+        runner.start(_drawing("scripted/sketch?tps=0"))  # type: ignore[arg-type]
+    assert runner.recent() == []
+
+
+def test_live_view_grows_then_matches_the_stored_document(runner: SweepRunner) -> None:
+    live = runner.start(_drawing("scripted/sketch?tps=400", "scripted/sketch?tps=300"))  # type: ignore[arg-type]
+    seen: list[int] = []
+    version = -1
+    while not live.done:
+        version = live.wait(version, 5.0)
+        seen.append(len(live.view()["cells"][0]["items"]))
+    assert seen[-1] == 23 and min(seen) < 23  # it grew while the model wrote
+    assert all(a <= b for a, b in itertools.pairwise(seen))
+    final = live.view()
+    assert final["status"] == "done" and not final["live"]
+    assert all(s["metrics"]["elements"] == 23 for s in final["cells"])
+    stored = stored_view(load_sweep(runner.store, live.id))
+    assert [len(s["items"]) for s in stored["cells"]] == [23, 23]
+    assert stored["status"] == "done" and not stored["live"]
+
+
+def test_stop_from_another_thread_stops_every_cell_and_keeps_the_elements(
+    runner: SweepRunner,
+) -> None:
+    live = runner.start(_drawing("scripted/sketch?tps=80", "scripted/sketch?tps=70"))  # type: ignore[arg-type]
+    deadline = time.monotonic() + 20
+    while len(live.view()["cells"][0]["items"]) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    asked = time.monotonic()
+    assert runner.stop(live.id) == 2
+    assert live.wait_done(5.0)
+    assert time.monotonic() - asked < 1.0
+    view = live.view()
+    assert view["status"] == "stopped"
+    assert {s["status"] for s in view["cells"]} == {"stopped"}
+    assert len(view["cells"][0]["items"]) >= 2  # what was drawn is kept
+    assert runner.stop(live.id) == 0
+
+
+def test_the_glb_is_served_live_and_from_the_store(runner: SweepRunner) -> None:
+    plan = build_plan(
+        "a brazier",
+        "model",
+        ["scripted/sculpt?tps=0", "scripted/sculpt?tps=1000"],
+        task="sculpture",
+    )
+    live = runner.start(plan)
+    assert live.wait_done(20.0)
+    glb = runner.file(live.id, 0, "glb")
+    assert glb is not None and glb[:4] == b"glTF"
+    assert runner.file(live.id, 7, "glb") is None
+    document = load_sweep(runner.store, live.id)
+    assert base64.b64decode(document["cells"][1]["files"]["glb"])[:4] == b"glTF"
+
+
+def test_sweepbench_serve_prints_its_url_and_serves_the_page() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from sweepbench.cli import main; main()", "serve", "--port", "0"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        assert "http://127.0.0.1:" in line
+        url = line.split("http://", 1)[1].split("/", 1)[0]
+        with urllib.request.urlopen(f"http://{url}/_dash-layout", timeout=10) as response:
+            assert response.status == 200 and json.load(response)
+    finally:
+        process.terminate()
+        process.wait(10)

@@ -1,0 +1,114 @@
+"""Badges, detail lines and the status line, from plain sweep documents (spec §11, §12)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sweepbench.web import cells
+
+
+def _sample(**fields: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "cell": 0,
+        "repeat": 0,
+        "label": "effort=low · 8,000 tok",
+        "model": "scripted/sketch",
+        "status": "done",
+        "stop_reason": "end",
+        "truncated": False,
+        "max_tokens": 8000,
+        "usage": {"input_tokens": 1489, "output_tokens": 12345},
+        "cost_usd": "0.0123",
+        "wall_s": 12.4,
+        "items": [{}] * 23,
+        "metrics": {},
+        "effort_ignored": False,
+        "reason": "",
+    }
+    base.update(fields)
+    return base
+
+
+def test_badges_in_the_spec_order() -> None:
+    texts = [t for t, _ in cells.badges([_sample()], "excalidraw")]
+    assert texts == ["effort=low · 8,000 tok", "23 elements", "12s", "done", "~$0.01"]
+
+
+def test_running_cells_show_the_working_state_and_no_cost_yet() -> None:
+    running = _sample(status="running", cost_usd=None, items=[{}])
+    texts = [t for t, _ in cells.badges([running], "excalidraw")]
+    assert texts[1] == "1 element" and "drawing…" in texts and not texts[-1].startswith("~$")
+    assert "building…" in [t for t, _ in cells.badges([running], "sculpture")]
+
+
+def test_sculpture_badges_palette_and_blend_line() -> None:
+    metrics = {"palette": 3, "blend_text": "4/4 joints blend (100%)", "triangles": 1728, "kb": 53}
+    sample = _sample(items=[{}] * 5, metrics=metrics)
+    texts = [t for t, _ in cells.badges([sample], "sculpture")]
+    assert "5 parts" in texts and "3 colours" in texts
+    assert cells.blend_line([sample]) == "4/4 joints blend (100%)"
+    assert cells.detail_line(sample, "sculpture") == (
+        "12,345 out / 1,489 in · 1,728 triangles · 53 KB"
+    )
+
+
+def test_detail_line_truncation_abnormal_stop_and_ignored_effort() -> None:
+    truncated = _sample(truncated=True, stop_reason="max_tokens", effort_ignored=True)
+    assert cells.detail_line(truncated, "excalidraw") == (
+        "12,345 out / 1,489 in · TRUNCATED at 8,000 tokens · effort not accepted"
+    )
+    refused = _sample(stop_reason="refusal")
+    assert "stop=refusal" in cells.detail_line(refused, "text")
+    stopped = _sample(status="stopped", stop_reason="cancelled", reason="stopped")
+    assert "stop=" not in cells.detail_line(stopped, "text")
+    assert cells.problem(stopped) == ""  # the badge says it
+
+
+def test_a_failed_cell_is_red_and_says_why() -> None:
+    failed = _sample(status="failed", error="ProviderError: scripted rate limit", cost_usd="0")
+    badges = cells.badges([failed], "text")
+    assert badges[0][1] == "red" and ("failed", "red") in badges
+    assert cells.problem(failed) == "ProviderError: scripted rate limit"
+
+
+def test_repeats_show_mean_and_spread() -> None:
+    samples = [
+        _sample(repeat=0, items=[{}] * 24, wall_s=10.0),
+        _sample(repeat=1, items=[{}] * 27, wall_s=12.0),
+        _sample(repeat=2, items=[{}] * 31, wall_s=14.0),
+    ]
+    texts = [t for t, _ in cells.badges(samples, "excalidraw")]
+    assert "27.3 elements" in texts and "36s" in texts  # mean size, summed time
+    assert cells.spread_text(samples, "excalidraw").startswith("3 samples: elements 27 ± 4 (24–31)")
+
+
+def _view(samples: list[dict[str, Any]], **fields: Any) -> dict[str, Any]:
+    view = {
+        "kind": "excalidraw",
+        "axis": "effort",
+        "cells": samples,
+        "wall_s": 12.5,
+        "serial_s": 24.9,
+        "totals": {"cost_usd": "0.0246"},
+        "live": False,
+    }
+    view.update(fields)
+    return view
+
+
+def test_status_line_finished_running_and_stopped() -> None:
+    two = [_sample(cell=0), _sample(cell=1, label="effort=high · 8,000 tok")]
+    text, colour = cells.status_line(_view(two))
+    assert text == (
+        "2/2 variants in 12.5s wall clock (≈24.9s if run one at a time) · 46 elements · "
+        "~$0.02 total"
+    )
+    assert colour == "green"
+    running = [_sample(cell=0), _sample(cell=1, status="running", items=[{}] * 4)]
+    text, _ = cells.status_line(_view(running, live=True))
+    assert text == "Drawing… 1/2 variants finished · 27 elements so far (12s)"
+    stopped = [_sample(cell=0, status="stopped"), _sample(cell=1, status="stopped")]
+    text, colour = cells.status_line(_view(stopped, stopped=True))
+    assert text.startswith("Stopped 2 variant(s). What was drawn is kept") and colour == "red"
+    some = [_sample(cell=0), _sample(cell=1, truncated=True)]
+    assert cells.status_line(_view(some))[1] == "yellow"
