@@ -141,7 +141,7 @@ def sweep_document(result: SweepResult) -> dict[str, Any]:
                 for c in estimate.cells
             ],
         },
-        "status": _status(result),
+        "status": sweep_status(result),
         "stopped": result.stopped,
         "wall_s": round(result.wall_s, 4),
         "serial_s": round(result.serial_s, 4),
@@ -159,7 +159,8 @@ def _samples(result: SweepResult) -> list[dict[str, Any]]:
     return [sample_document(s) for s in result.samples]
 
 
-def _status(result: SweepResult) -> str:
+def sweep_status(result: SweepResult) -> str:
+    """running, stopped, failed, some failed or done."""
     states = {s.status for s in result.samples}
     if states & {"queued", "running"}:
         return "running"

@@ -24,7 +24,7 @@ from typing import Any
 from sweepbench.models.base import TextDelta
 from sweepbench.money.ledger import Ledger
 from sweepbench.store import Store
-from sweepbench.sweeps.history import load_sweep, sample_document
+from sweepbench.sweeps.history import load_sweep, sample_document, sweep_status
 from sweepbench.sweeps.plan import Plan
 from sweepbench.sweeps.run import Sample, Sweep, SweepEvent, SweepResult
 
@@ -167,14 +167,7 @@ def _elapsed(samples: list[Sample]) -> float:
 def _status(result: SweepResult, done: bool, error: str | None) -> str:
     if error:
         return "failed"
-    if not done:
-        return "running"
-    states = {s.status for s in result.samples}
-    if result.stopped:
-        return "stopped"
-    if "failed" in states:
-        return "failed" if states == {"failed"} else "some failed"
-    return "done"
+    return sweep_status(result) if done else "running"
 
 
 def stored_view(document: dict[str, Any]) -> dict[str, Any]:
