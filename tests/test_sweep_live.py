@@ -11,6 +11,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from datetime import datetime
 
 import pytest
 
@@ -109,3 +110,16 @@ def test_sweepbench_serve_prints_its_url_and_serves_the_page() -> None:
     finally:
         process.terminate()
         process.wait(10)
+
+
+def test_a_stored_running_sweep_without_a_worker_ends_as_failed(runner: SweepRunner) -> None:
+    from datetime import timedelta
+
+    live = runner.start(_drawing("scripted/sketch?tps=0", "scripted/sketch?tps=5000"))  # type: ignore[arg-type]
+    assert live.wait_done(10.0)
+    document = load_sweep(runner.store, live.id)
+    document["status"] = "running"  # as a crashed process leaves it
+    created = datetime.fromisoformat(document["created"])
+    assert stored_view(document, now=created + timedelta(minutes=5))["live"]
+    late = stored_view(document, now=created + timedelta(hours=2))
+    assert not late["live"] and late["error"] == "worker stopped unexpectedly"

@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -26,7 +27,7 @@ from sweepbench.money.ledger import Ledger
 from sweepbench.store import Store
 from sweepbench.sweeps.history import load_sweep, sample_document, sweep_status
 from sweepbench.sweeps.plan import Plan
-from sweepbench.sweeps.run import Sample, Sweep, SweepEvent, SweepResult
+from sweepbench.sweeps.run import MAX_RUN_SECONDS, Sample, Sweep, SweepEvent, SweepResult
 
 KEEP_FINISHED = 32
 """Finished sweeps kept in memory (their final state is in the store regardless)."""
@@ -170,8 +171,14 @@ def _status(result: SweepResult, done: bool, error: str | None) -> str:
     return sweep_status(result) if done else "running"
 
 
-def stored_view(document: dict[str, Any]) -> dict[str, Any]:
-    """A stored sweep document in the shape of :meth:`LiveSweep.view`."""
+ABANDONED_AFTER_S = MAX_RUN_SECONDS + 300
+"""A stored sweep still "running" this long after it started has lost its worker (spec §9.3)."""
+
+
+def stored_view(document: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
+    """A stored sweep document in the shape of :meth:`LiveSweep.view`. A sweep stored as
+    running is live (another process may run it) until it is older than the longest run; then
+    it is shown as failed: "worker stopped unexpectedly"."""
     view = dict(document)
     cells = []
     for sample in document.get("cells", []):
@@ -184,6 +191,11 @@ def stored_view(document: dict[str, Any]) -> dict[str, Any]:
     view["live"] = document.get("status") == "running"
     view["version"] = -1
     view["error"] = None
+    started = datetime.fromisoformat(document["created"])
+    age = ((now or datetime.now(UTC)) - started).total_seconds()
+    if view["live"] and age > ABANDONED_AFTER_S:
+        view["live"], view["status"] = False, "failed"
+        view["error"] = "worker stopped unexpectedly"
     return view
 
 
