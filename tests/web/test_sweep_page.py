@@ -222,7 +222,7 @@ def test_a_public_server_needs_the_token_to_spend(
     from sweepbench.web.app import create_app
     from sweepbench.web.gate import Gate
 
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-real-key")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "placeholder-for-the-gate-test")
     store = Store.open()
     app = create_app(store, gate=Gate("0.0.0.0", token="s3cret"))
     try:
@@ -239,7 +239,7 @@ def test_a_public_server_needs_the_token_to_spend(
             page.wait_for_selector("#gate-closed")
             assert page.is_disabled("#run")
             html: Any = page.content()
-            assert "sk-ant-test" not in html
+            assert "placeholder-for-the-gate-test" not in html
     finally:
         app.server.config["sweepbench.runner"].close()
         store.close()
