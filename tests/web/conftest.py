@@ -8,7 +8,7 @@
             page.wait_for_data("#canvas", "ready", "1")
             assert page.errors == [] and page.non_local() == []
 
-``browser`` (session) is headless Chromium; ``page`` is a fresh context and page per test.
+``browser`` (package scope) is headless Chromium; ``page`` is a fresh context and page per test.
 They skip when Playwright or /usr/bin/chromium is missing.
 """
 
@@ -30,9 +30,12 @@ def _quiet_server_log() -> None:
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
-    """Headless Chromium (Debian's /usr/bin/chromium; no sandbox, tests run as root)."""
+    """Headless Chromium (Debian's /usr/bin/chromium; no sandbox, tests run as root).
+
+    Package scope, not session: Playwright's sync API keeps an event loop running in the main
+    thread while it is open, which would break any later test that calls ``asyncio.run``."""
     sync_api = pytest.importorskip("playwright.sync_api")
     if not CHROMIUM.exists():
         pytest.skip(f"no Chromium at {CHROMIUM}")
