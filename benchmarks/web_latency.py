@@ -21,6 +21,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sweepbench.sweeps.live import SweepRunner
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -47,26 +51,23 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[max(0, min(len(ordered) - 1, round(q * len(ordered) + 0.5) - 1))]
 
 
-def one_run(page: object, base_url: str, runner: object, cells: int, tps: int) -> list[float]:
+def one_run(pg: Any, base_url: str, runner: SweepRunner, cells: int, tps: int) -> list[float]:
     """One sweep from the page; the latencies (ms) of every element of every cell."""
     from tests.web.test_sweep_page import _finished, _pick_models
 
-    pg = page  # playwright Page
-    pg.goto(base_url)  # type: ignore[attr-defined]
-    pg.wait_for_selector("#estimate:not(:empty)")  # type: ignore[attr-defined]
-    _pick_models(pg, [f"scripted/sketch?tps={tps + i}" for i in range(cells)])  # type: ignore[arg-type]
-    pg.fill("#prompt", "a payments service")  # type: ignore[attr-defined]
-    pg.wait_for_selector("#run:not([disabled])")  # type: ignore[attr-defined]
-    pg.click("#run")  # type: ignore[attr-defined]
-    pg.wait_for_function(  # type: ignore[attr-defined]
-        f"document.querySelectorAll('[data-elements]').length === {cells}"
-    )
-    pg.evaluate(OBSERVER)  # type: ignore[attr-defined]
-    pg.set_default_timeout(120_000)  # type: ignore[attr-defined]
-    _finished(pg)  # type: ignore[arg-type]
-    pg.wait_for_timeout(600)  # type: ignore[attr-defined]
-    growth = pg.evaluate("window.__growth")  # type: ignore[attr-defined]
-    live = runner.recent()[-1]  # type: ignore[attr-defined]
+    pg.goto(base_url)
+    pg.wait_for_selector("#estimate:not(:empty)")
+    _pick_models(pg, [f"scripted/sketch?tps={tps + i}" for i in range(cells)])
+    pg.fill("#prompt", "a payments service")
+    pg.wait_for_selector("#run:not([disabled])")
+    pg.click("#run")
+    pg.wait_for_function(f"document.querySelectorAll('[data-elements]').length === {cells}")
+    pg.evaluate(OBSERVER)
+    pg.set_default_timeout(120_000)
+    _finished(pg)
+    pg.wait_for_timeout(600)
+    growth = pg.evaluate("window.__growth")
+    live = runner.recent()[-1]
     latencies: list[float] = []
     for index in range(cells):
         emitted = live.samples[(index, 0)].emitted

@@ -19,7 +19,7 @@ from sweepbench.errors import UserError
 from sweepbench.store import Store
 from sweepbench.sweeps.history import load_sweep
 from sweepbench.sweeps.live import SweepRunner, stored_view
-from sweepbench.sweeps.plan import build_plan
+from sweepbench.sweeps.plan import Plan, build_plan
 
 
 @pytest.fixture
@@ -33,18 +33,18 @@ def runner() -> Iterator[SweepRunner]:
         store.close()
 
 
-def _drawing(*models: str) -> object:
+def _drawing(*models: str) -> Plan:
     return build_plan("a payments service", "model", list(models), task="excalidraw")
 
 
 def test_a_refused_plan_raises_at_start_and_runs_nothing(runner: SweepRunner) -> None:
     with pytest.raises(UserError, match="two models"):
-        runner.start(_drawing("scripted/sketch?tps=0"))  # type: ignore[arg-type]
+        runner.start(_drawing("scripted/sketch?tps=0"))
     assert runner.recent() == []
 
 
 def test_live_view_grows_then_matches_the_stored_document(runner: SweepRunner) -> None:
-    live = runner.start(_drawing("scripted/sketch?tps=400", "scripted/sketch?tps=300"))  # type: ignore[arg-type]
+    live = runner.start(_drawing("scripted/sketch?tps=400", "scripted/sketch?tps=300"))
     seen: list[int] = []
     version = -1
     while not live.done:
@@ -63,7 +63,7 @@ def test_live_view_grows_then_matches_the_stored_document(runner: SweepRunner) -
 def test_stop_from_another_thread_stops_every_cell_and_keeps_the_elements(
     runner: SweepRunner,
 ) -> None:
-    live = runner.start(_drawing("scripted/sketch?tps=80", "scripted/sketch?tps=70"))  # type: ignore[arg-type]
+    live = runner.start(_drawing("scripted/sketch?tps=80", "scripted/sketch?tps=70"))
     deadline = time.monotonic() + 20
     while len(live.view()["cells"][0]["items"]) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -115,7 +115,7 @@ def test_sweepbench_serve_prints_its_url_and_serves_the_page() -> None:
 def test_a_stored_running_sweep_without_a_worker_ends_as_failed(runner: SweepRunner) -> None:
     from datetime import timedelta
 
-    live = runner.start(_drawing("scripted/sketch?tps=0", "scripted/sketch?tps=5000"))  # type: ignore[arg-type]
+    live = runner.start(_drawing("scripted/sketch?tps=0", "scripted/sketch?tps=5000"))
     assert live.wait_done(10.0)
     document = load_sweep(runner.store, live.id)
     document["status"] = "running"  # as a crashed process leaves it

@@ -53,7 +53,9 @@ class LiveSweep:
     """One sweep run by this process: the runner's handle and the state its events built."""
 
     def __init__(self, sweep: Sweep) -> None:
+        """Subscribe to ``sweep``'s events (replacing any other subscriber)."""
         self.sweep = sweep
+        sweep.on_event = self.on_event
         self.samples: dict[tuple[int, int], LiveSample] = {
             (s.cell.index, s.repeat): LiveSample() for s in sweep.samples
         }
@@ -130,7 +132,6 @@ class LiveSweep:
             "wall_s": wall,
             "serial_s": result.serial_s,
             "totals": {"cost_usd": None if cost is None else str(cost)},
-            "estimate": {"line": result.estimate.line()},
             "cells": samples,
             "live": not done,
             "version": version,
@@ -216,19 +217,7 @@ class SweepRunner:
     def start(self, plan: Plan, *, run_limit_usd: Decimal | None = None) -> LiveSweep:
         """Admit the plan now (raises UserError / BudgetExceeded) and run it in the
         background."""
-        live: LiveSweep | None = None
-
-        def forward(event: SweepEvent) -> None:
-            if live is not None:
-                live.on_event(event)
-
-        sweep = Sweep(
-            plan,
-            store=self.store,
-            ledger=self.ledger,
-            on_event=forward,
-            run_limit_usd=run_limit_usd,
-        )
+        sweep = Sweep(plan, store=self.store, ledger=self.ledger, run_limit_usd=run_limit_usd)
         live = LiveSweep(sweep)
         sweep.admit()
         with self._lock:

@@ -171,15 +171,15 @@ class Sweep:
         self.estimate = estimate_plan(plan, store)
         self.result = SweepResult(self.id, plan, self.estimate, self.samples)
         self._live: dict[int, Call] = {}
-        self._stopped = False
         self.stopping = False
-        """Stop all was asked for (set at once, also from another thread)."""
+        """Stop all was asked for (set at once, also from another thread): calls that have not
+        started yet never start."""
         self._reservations: list[str | None] | None = None
 
     def stop_all(self) -> None:
         """Cancel every call now: streams close (billing stops), queued calls never start.
         Call it on the sweep's event loop (``loop.call_soon_threadsafe`` from elsewhere)."""
-        self._stopped = self.stopping = True
+        self.stopping = True
         for call in list(self._live.values()):
             call.cancel()
 
@@ -234,7 +234,7 @@ class Sweep:
         async def one(index: int) -> None:
             sample, planned = self.samples[index], self.calls[index]
             async with limit:
-                if self._stopped:
+                if self.stopping:
                     sample.status = "stopped"
                     self._settle(reservations[index], None, produced=False)
                     self._emit(sample)

@@ -13,6 +13,7 @@ import dash_mantine_components as dmc
 import flask
 from dash import Dash, Input, Output, dcc, html
 
+from sweepbench.errors import SweepbenchError
 from sweepbench.store import Store
 from sweepbench.sweeps.live import SweepRunner
 from sweepbench.web import history_page, placeholders, sweep_page
@@ -101,8 +102,6 @@ def _register_files(server: flask.Flask, runner: SweepRunner) -> None:
 
     @server.route("/_sweepbench/sweeps/<sweep_id>/<int:position>.glb")
     def glb(sweep_id: str, position: int) -> flask.Response:
-        from sweepbench.errors import SweepbenchError
-
         try:
             data = runner.file(sweep_id, position, "glb")
         except SweepbenchError:

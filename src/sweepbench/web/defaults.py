@@ -90,6 +90,12 @@ _SPEC = {
 }
 
 
+def default_prompts() -> set[str]:
+    """Every kind's prefilled prompt (a prompt still equal to one is replaced on a kind
+    switch; anything the user wrote is kept)."""
+    return {spec.prompt for spec in _SPEC.values()}
+
+
 def kind_defaults(kind: str, offers: list[Offer], *, keyless: bool) -> KindDefaults:
     """The spec's defaults, or with no provider key: compare the scripted demo model with the
     bundled local model, at a budget the local model finishes in well under a minute."""

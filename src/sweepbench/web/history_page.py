@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import dash_mantine_components as dmc
-from dash import ALL, Dash, Input, Output, State, ctx, dcc, html, no_update
+from dash import ALL, Dash, Input, Output, ctx, dcc, html, no_update
 
 from sweepbench.money.prices import format_usd
 from sweepbench.store import Store
@@ -75,10 +75,9 @@ def register(app: Dash, store: Store) -> None:
     @app.callback(
         Output("history-table", "children"),
         Input({"type": "delete-sweep", "id": ALL}, "n_clicks"),
-        State({"type": "delete-sweep", "id": ALL}, "id"),
         prevent_initial_call=True,
     )
-    def on_delete(clicks: list[int | None], ids: list[dict[str, str]]) -> Any:
+    def on_delete(clicks: list[int | None]) -> Any:
         """Delete the sweep whose button was pressed, then redraw the list."""
         trigger = ctx.triggered_id
         if not isinstance(trigger, dict) or not any(clicks):

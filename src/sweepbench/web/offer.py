@@ -26,7 +26,7 @@ class Offer:
     provider: str
     available: bool
 
-    def option(self) -> dict[str, str | bool]:
+    def option(self) -> dict[str, str]:
         """A Mantine select option; unusable models stay listed, marked "(no key)"."""
         mark = "" if self.available else " (no key)"
         return {"value": self.id, "label": f"{self.label}{mark}"}

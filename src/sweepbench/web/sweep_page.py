@@ -17,12 +17,18 @@ from sweepbench.artifacts import artifact_kind
 from sweepbench.errors import SweepbenchError
 from sweepbench.models.catalog import EFFORT_LEVELS
 from sweepbench.models.registry import model_info
-from sweepbench.money.ledger import Ledger
 from sweepbench.sweeps.estimate import estimate_plan
 from sweepbench.sweeps.live import SweepRunner
 from sweepbench.sweeps.plan import Plan, build_plan
 from sweepbench.web.cell_cards import cell_grid, tick_outputs
-from sweepbench.web.defaults import AXIS_LABELS, KINDS, KindDefaults, axes_for, kind_defaults
+from sweepbench.web.defaults import (
+    AXIS_LABELS,
+    KINDS,
+    KindDefaults,
+    axes_for,
+    default_prompts,
+    kind_defaults,
+)
 from sweepbench.web.gate import Gate
 from sweepbench.web.offer import Offer, has_provider_key, offered_models, situation
 
@@ -338,8 +344,8 @@ def register(app: Dash, context: PageContext) -> None:
         """Switching the kind resets the axis and lists to that kind's defaults (spec §3.1)."""
         offers = offered_models()
         d = kind_defaults(kind, offers, keyless=not has_provider_key())
-        defaults = {kind_defaults(k, offers, keyless=True).prompt for k in KINDS}
-        new_prompt = d.prompt if not (prompt or "").strip() or prompt in defaults else prompt
+        keep = (prompt or "").strip() and prompt not in default_prompts()
+        new_prompt = prompt if keep else d.prompt
         return (
             [{"value": a, "label": AXIS_LABELS[a]} for a in axes_for(kind)],
             d.axis,
@@ -413,12 +419,10 @@ def register(app: Dash, context: PageContext) -> None:
         """The estimate line, computed by the same plan the run would use."""
         *controls, running, token = values
         plan = plan_from_controls(*controls)
-        with_store = runner.store
-        estimate = estimate_plan(plan, with_store)
-        allowance = Ledger(with_store).summary().allowance_text()
+        estimate = estimate_plan(plan, runner.store)
+        allowance = runner.ledger.summary().allowance_text()
         line = estimate.line(allowance) if plan.cells else estimate.line()
         blocking = plan.blocking()
-        messages = [*plan.notes]
         alerts: list[Any] = [
             dmc.Alert(r.message, color=_severity_colour(r.severity), id=f"refusal-{r.code}")
             for r in plan.refusals
@@ -426,7 +430,7 @@ def register(app: Dash, context: PageContext) -> None:
         closed = gate.why_closed(token, spends=not estimate.free and bool(plan.cells))
         if closed:
             alerts.append(dmc.Alert(closed, color="red", id="gate-closed"))
-        alerts += [dmc.Text(f"note: {m}", size="xs", c="dimmed") for m in messages]
+        alerts += [dmc.Text(f"note: {m}", size="xs", c="dimmed") for m in plan.notes]
         return line, alerts, bool(running) or bool(blocking) or bool(closed)
 
     @app.callback(
