@@ -96,6 +96,21 @@ def _outcome_document(sample: Sample, with_files: bool = True) -> dict[str, Any]
     }
 
 
+def sweep_header(result: SweepResult) -> dict[str, Any]:
+    """What a sweep is (id, date, kind, axis, prompt, held settings, samples per cell): the
+    fields the stored document and the live view share."""
+    plan = result.plan
+    return {
+        "id": result.id,
+        "created": result.created_at.isoformat(),
+        "kind": plan.task,
+        "axis": plan.axis,
+        "prompt": plan.prompt,
+        "held": plan.held,
+        "repeats": plan.repeats,
+    }
+
+
 def sweep_document(result: SweepResult) -> dict[str, Any]:
     """The whole sweep as stored and exported."""
     plan, estimate = result.plan, result.estimate
@@ -112,13 +127,7 @@ def sweep_document(result: SweepResult) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "version": VERSION,
-        "id": result.id,
-        "created": result.created_at.isoformat(),
-        "kind": plan.task,
-        "axis": plan.axis,
-        "prompt": plan.prompt,
-        "held": plan.held,
-        "repeats": plan.repeats,
+        **sweep_header(result),
         "notes": list(plan.notes),
         "variants": [
             {

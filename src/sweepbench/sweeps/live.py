@@ -25,7 +25,7 @@ from typing import Any
 from sweepbench.models.base import TextDelta
 from sweepbench.money.ledger import Ledger
 from sweepbench.store import Store
-from sweepbench.sweeps.history import load_sweep, sample_document, sweep_status
+from sweepbench.sweeps.history import load_sweep, sample_document, sweep_header, sweep_status
 from sweepbench.sweeps.plan import Plan
 from sweepbench.sweeps.run import MAX_RUN_SECONDS, Sample, Sweep, SweepEvent, SweepResult
 
@@ -116,17 +116,10 @@ class LiveSweep:
         with self.changed:
             version, done, error = self.version, self.done, self.error
             samples = [self._sample_view(s) for s in result.samples]
-        plan = result.plan
         cost = result.cost_usd
         wall = result.wall_s if done else _elapsed(result.samples)
         return {
-            "id": result.id,
-            "created": result.created_at.isoformat(),
-            "kind": plan.task,
-            "axis": plan.axis,
-            "prompt": plan.prompt,
-            "held": plan.held,
-            "repeats": plan.repeats,
+            **sweep_header(result),
             "status": _status(result, done, error),
             "stopped": result.stopped or self.sweep.stopping,
             "wall_s": wall,
