@@ -126,3 +126,38 @@ def key_hint(provider: str) -> str:
 def base_url_override(provider: str) -> str | None:
     """``SWEEPBENCH_<PROVIDER>_BASE_URL``: send a provider's calls elsewhere (proxies, tests)."""
     return os.environ.get(f"SWEEPBENCH_{provider.upper()}_BASE_URL") or None
+
+
+REDACTED = "[redacted]"
+_SECRET_SUFFIXES = ("_API_KEY", "_AUTH_TOKEN", "_TOKEN", "_SECRET")
+
+
+def secret_values() -> list[str]:
+    """Every key this process could send: the providers' keys (environment and config file),
+    endpoint keys, and any other ``*_API_KEY`` / ``*_TOKEN`` variable. Longest first."""
+    from urllib.parse import quote
+
+    found: set[str] = set()
+    for provider in KEY_VARIABLES:
+        value = provider_key(provider)
+        if value:
+            found.add(value)
+    for name, value in os.environ.items():
+        if name.upper().endswith(_SECRET_SUFFIXES) and value:
+            found.add(value)
+    for endpoint in load_config().endpoints.values():
+        key = getattr(endpoint, "api_key", None)
+        if isinstance(key, str) and key:
+            found.add(key)
+    found = {v.strip() for v in found if len(v.strip()) >= 8}
+    found |= {quote(v, safe="") for v in found}
+    return sorted(found, key=len, reverse=True)
+
+
+def scrub(text: str, secrets: list[str] | None = None) -> str:
+    """``text`` with every key (and its URL-encoded form) replaced by ``[redacted]`` — for
+    every message and file a run writes (spec benchmarks §5.2)."""
+    for secret in secret_values() if secrets is None else secrets:
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return text

@@ -199,8 +199,9 @@ def keys() -> None:
 
 
 def _register_commands() -> None:
-    from sweepbench.cli import serve, spend, sweep
+    from sweepbench.cli import bench, serve, spend, sweep
 
+    bench.register(app)
     spend.register(app)
     sweep.register(app)
     serve.register(app)

@@ -218,3 +218,75 @@ def m003_sweeps(conn: Connection) -> None:
         sa.Index("ix_sweeps_created_at", "created_at"),
     )
     md.create_all(conn)
+
+
+def _bench_tables(md: sa.MetaData) -> None:
+    """The benchmark tables as m004 created them."""
+    sa.Table(
+        "bench_runs",
+        md,
+        sa.Column("id", sa.String(120), primary_key=True),
+        sa.Column("config_hash", sa.String(64), nullable=False),
+        sa.Column("benchmark", sa.String(120), nullable=False),
+        sa.Column("model", sa.String(300), nullable=False),
+        sa.Column("judge", sa.String(300), nullable=True),
+        sa.Column("status", sa.String(40), nullable=False),
+        sa.Column("reason", sa.Text, nullable=True),
+        sa.Column("created_at", UtcDateTime, nullable=False),
+        sa.Column("updated_at", UtcDateTime, nullable=False),
+        sa.Column("items", sa.Integer, nullable=False, server_default=sa.text("0")),
+        sa.Column("settings", sa.Text, nullable=False),
+        sa.Index("ix_bench_runs_hash", "config_hash"),
+    )
+    sa.Table(
+        "bench_answers",
+        md,
+        sa.Column("run_id", sa.String(120), primary_key=True),
+        sa.Column("key", sa.String(500), primary_key=True),
+        sa.Column("task", sa.String(120), nullable=False),
+        sa.Column("dimension", sa.String(200), nullable=False),
+        sa.Column("status", sa.String(20), nullable=False),
+        sa.Column("answer", sa.Text, nullable=True),
+        sa.Column("stop_reason", sa.String(20), nullable=True),
+        sa.Column("score", sa.Float, nullable=True),
+        sa.Column("passed", sa.Boolean, nullable=True),
+        sa.Column("result", sa.String(40), nullable=True),
+        sa.Column("reason", sa.Text, nullable=True),
+        sa.Column("judge", sa.String(300), nullable=True),
+        sa.Column("score_metadata", sa.Text, nullable=True),
+        sa.Column("error_type", sa.String(60), nullable=True),
+        sa.Column("error", sa.Text, nullable=True),
+        sa.Column("raw_judge", sa.Text, nullable=True),
+        sa.Column("attempts", sa.Integer, nullable=False, server_default=sa.text("1")),
+        sa.Column("input_tokens", sa.Integer, nullable=False, server_default=sa.text("0")),
+        sa.Column("output_tokens", sa.Integer, nullable=False, server_default=sa.text("0")),
+        sa.Column("reasoning_tokens", sa.Integer, nullable=False, server_default=sa.text("0")),
+        sa.Column("latency_ms", sa.Integer, nullable=True),
+        sa.Column("updated_at", UtcDateTime, nullable=False),
+    )
+    sa.Table(
+        "bench_spend",
+        md,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("run_id", sa.String(120), nullable=False),
+        sa.Column("key", sa.String(500), nullable=False),
+        sa.Column("role", sa.String(20), nullable=False),
+        sa.Column("model", sa.String(300), nullable=False),
+        sa.Column("input_tokens", sa.Integer, nullable=False),
+        sa.Column("output_tokens", sa.Integer, nullable=False),
+        sa.Column("reasoning_tokens", sa.Integer, nullable=False),
+        sa.Column("micro_usd", sa.BigInteger, nullable=True),
+        sa.Column("source", sa.String(20), nullable=False),
+        sa.Column("at", UtcDateTime, nullable=False),
+        sa.Index("ix_bench_spend_run", "run_id"),
+    )
+
+
+@migration
+def m004_bench(conn: Connection) -> None:
+    """Benchmark runs: one row per run (its settings and status), one row per item answered
+    (the answer, its score or its error; replaced when a failed item is retried), and an
+    append-only spend line per model call, by role (model under test, judge)."""
+    md = sa.MetaData()
+    _bench_tables(md)
+    md.create_all(conn)

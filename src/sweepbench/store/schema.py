@@ -199,3 +199,63 @@ sweeps = sa.Table(
     sa.Index("ix_sweeps_created_at", "created_at"),
 )
 """Sweep history: the whole stored document per sweep (format ``sweepbench-sweep`` v1)."""
+
+
+bench_runs = sa.Table(
+    "bench_runs",
+    metadata,
+    sa.Column("id", sa.String(120), primary_key=True),
+    sa.Column("config_hash", sa.String(64), nullable=False),
+    sa.Column("benchmark", sa.String(120), nullable=False),
+    sa.Column("model", sa.String(300), nullable=False),
+    sa.Column("judge", sa.String(300), nullable=True),
+    sa.Column("status", sa.String(40), nullable=False),
+    sa.Column("reason", sa.Text, nullable=True),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+    sa.Column("updated_at", UtcDateTime, nullable=False),
+    sa.Column("items", sa.Integer, nullable=False),
+    sa.Column("settings", sa.Text, nullable=False),
+)
+
+bench_answers = sa.Table(
+    "bench_answers",
+    metadata,
+    sa.Column("run_id", sa.String(120), primary_key=True),
+    sa.Column("key", sa.String(500), primary_key=True),
+    sa.Column("task", sa.String(120), nullable=False),
+    sa.Column("dimension", sa.String(200), nullable=False),
+    sa.Column("status", sa.String(20), nullable=False),  # scored | failed
+    sa.Column("answer", sa.Text, nullable=True),
+    sa.Column("stop_reason", sa.String(20), nullable=True),
+    sa.Column("score", sa.Float, nullable=True),
+    sa.Column("passed", sa.Boolean, nullable=True),
+    sa.Column("result", sa.String(40), nullable=True),
+    sa.Column("reason", sa.Text, nullable=True),
+    sa.Column("judge", sa.String(300), nullable=True),
+    sa.Column("score_metadata", sa.Text, nullable=True),
+    sa.Column("error_type", sa.String(60), nullable=True),
+    sa.Column("error", sa.Text, nullable=True),
+    sa.Column("raw_judge", sa.Text, nullable=True),
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Column("input_tokens", sa.Integer, nullable=False),
+    sa.Column("output_tokens", sa.Integer, nullable=False),
+    sa.Column("reasoning_tokens", sa.Integer, nullable=False),
+    sa.Column("latency_ms", sa.Integer, nullable=True),
+    sa.Column("updated_at", UtcDateTime, nullable=False),
+)
+
+bench_spend = sa.Table(
+    "bench_spend",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("run_id", sa.String(120), nullable=False),
+    sa.Column("key", sa.String(500), nullable=False),
+    sa.Column("role", sa.String(20), nullable=False),  # target | judge
+    sa.Column("model", sa.String(300), nullable=False),
+    sa.Column("input_tokens", sa.Integer, nullable=False),
+    sa.Column("output_tokens", sa.Integer, nullable=False),
+    sa.Column("reasoning_tokens", sa.Integer, nullable=False),
+    sa.Column("micro_usd", sa.BigInteger, nullable=True),  # None: the model has no price
+    sa.Column("source", sa.String(20), nullable=False),  # reported | computed | unpriced
+    sa.Column("at", UtcDateTime, nullable=False),
+)

@@ -1,0 +1,439 @@
+"""The benchmark plan: which items run, which models play which role, and what it may cost —
+built by one function that the estimate, the run and the CLI share, so a run can never differ
+from what was priced (spec §6).
+
+Building a plan never raises on user input: every problem is collected, so the user sees them
+all at once (``errors``: the run cannot start; ``limit_problems``: a spending limit is below the
+lowest the run can cost).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Literal
+
+from sweepbench.bench.catalog import PRESETS, Preset
+from sweepbench.bench.items import Benchmark, Item, Scope, Task
+from sweepbench.bench.scoring.judge import JUDGE_HIGH_OUTPUT_TOKENS, judge_request_text_chars
+from sweepbench.errors import UserError
+from sweepbench.models.catalog import ModelInfo
+from sweepbench.models.registry import model_info, provider_status
+from sweepbench.money.prices import Price, price_for
+
+RoleName = Literal["target", "judge"]
+ROLE_WORDS: dict[str, str] = {"target": "Model under test", "judge": "Judge"}
+DEFAULT_ANSWER_TOKENS = 8192
+"""The answer length limit (spec §6.1), capped at the model's listed maximum."""
+DEFAULT_CONCURRENCY = 8
+MILLION = Decimal(1_000_000)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What to run, as the user chose it (spec §4)."""
+
+    preset: str = "full"
+    scope: Scope = "core"
+    areas: tuple[str, ...] = ()
+    tasks: tuple[str, ...] = ()
+    """Task ids; when given they override the preset's and the areas' tasks."""
+    dimensions: tuple[str, ...] = ()
+    """Only items of these skills (empty = all)."""
+    per_task: int | None = None
+    """The first N items of each task (the quick preset sets 1)."""
+    max_items: int | None = None
+    """Stop after this many items overall."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Spending limits in USD (None = no limit); cumulative over a run's resumptions (§7)."""
+
+    total: Decimal | None = None
+    target: Decimal | None = None
+    judge: Decimal | None = None
+
+    def for_role(self, role: str) -> Decimal | None:
+        """The limit of one role."""
+        return self.target if role == "target" else self.judge if role == "judge" else None
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that changes answers or scores (spec §9); its hash identifies a run.
+
+    Limits, concurrency and keys are left out on purpose: raising a limit must continue the
+    same run."""
+
+    benchmark: str
+    data_version: str
+    prompt_version: str
+    model: str
+    judge: str | None
+    decision_judge: bool
+    scope: str
+    tasks: tuple[str, ...]
+    dimensions: tuple[str, ...]
+    per_task: int | None
+    max_items: int | None
+    max_tokens: int
+
+    def as_json(self) -> dict[str, object]:
+        """The canonical form (sorted lists) that is hashed and stored."""
+        return {
+            "benchmark": self.benchmark,
+            "data_version": self.data_version,
+            "prompt_version": self.prompt_version,
+            "model": self.model,
+            "judge": self.judge,
+            "decision_judge": self.decision_judge,
+            "scope": self.scope,
+            "tasks": sorted(self.tasks),
+            "dimensions": sorted(self.dimensions),
+            "per_task": self.per_task,
+            "max_items": self.max_items,
+            "max_tokens": self.max_tokens,
+        }
+
+    @property
+    def hash(self) -> str:
+        """SHA-256 over the canonical JSON."""
+        text = json.dumps(self.as_json(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class RoleCost:
+    """What one role (model under test, judge) will do and may cost."""
+
+    role: RoleName
+    model: str
+    calls: int
+    input_tokens: int
+    """Estimated prompt tokens over all calls (characters ÷ 4)."""
+    low: Decimal | None
+    """Prompts only; None when the model has no price."""
+    high: Decimal | None
+    """Every answer at its length limit (the judge: a stated output allowance)."""
+    limit: Decimal | None
+    spent: Decimal = Decimal(0)
+    """Already spent by this role in earlier sessions of the same run."""
+
+
+@dataclass(frozen=True)
+class BenchPlan:
+    """The plan of a run; ``items`` are the ones still to answer."""
+
+    benchmark: Benchmark
+    selection: Selection
+    limits: Limits
+    config: RunConfig
+    tasks: tuple[Task, ...]
+    items: tuple[Item, ...]
+    selected: int
+    """Items selected in all (done ones included)."""
+    judged: int
+    """Items (still to run) whose answers a judge grades."""
+    roles: tuple[RoleCost, ...]
+    errors: tuple[str, ...] = ()
+    limit_problems: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    needs_price_ack: bool = False
+    already_done: int = 0
+    already_spent: Decimal = Decimal(0)
+    counts: Mapping[str, int] = field(default_factory=dict)
+    """Items still to run per task id."""
+
+    @property
+    def ok(self) -> bool:
+        """True when the run may start (price acknowledgement aside)."""
+        return not self.errors and not self.limit_problems
+
+    @property
+    def low(self) -> Decimal | None:
+        """The total low estimate (None when a role has no price)."""
+        return _sum(r.low for r in self.roles)
+
+    @property
+    def high(self) -> Decimal | None:
+        """The total high estimate."""
+        return _sum(r.high for r in self.roles)
+
+    def role(self, name: str) -> RoleCost | None:
+        """One role's figures, if the run has that role."""
+        return next((r for r in self.roles if r.role == name), None)
+
+
+def _sum(values: Iterable[Decimal | None]) -> Decimal | None:
+    total = Decimal(0)
+    for value in values:
+        if value is None:
+            return None
+        total += value
+    return total
+
+
+def _tokens(chars: int) -> int:
+    return chars // 4
+
+
+def _info(model_id: str, errors: list[str], role: str) -> ModelInfo | None:
+    try:
+        info = model_info(model_id)
+    except UserError as exc:
+        errors.append(f"{ROLE_WORDS[role]}: {exc}")
+        return None
+    status = provider_status(info.provider)
+    if not status.available:
+        errors.append(f"{ROLE_WORDS[role]} {model_id} cannot be called: {status.reason}")
+    return info
+
+
+def _selected_tasks(
+    benchmark: Benchmark, selection: Selection, chosen: Preset, errors: list[str], notes: list[str]
+) -> list[Task]:
+    """The tasks to run, with a problem or note for each one left out."""
+    in_scope = {t.id for t in benchmark.in_scope(selection.scope)}
+    known = {t.id for t in benchmark.tasks}
+    if selection.tasks:
+        unknown = [t for t in selection.tasks if t not in known]
+        if unknown:
+            errors.append(
+                f"unknown task(s) {', '.join(unknown)}; {benchmark.name} has "
+                f"{', '.join(t.id for t in benchmark.tasks)}"
+            )
+        tasks = [t for t in benchmark.tasks if t.id in selection.tasks]
+        for task in tasks:
+            if task.id not in in_scope:
+                errors.append(
+                    f"{task.id} is region-specific and outside the core scope; "
+                    "add --scope paper to include it"
+                )
+            elif task.missing:
+                errors.append(f"{task.id}: data missing ({task.missing})")
+            elif task.multi_turn:
+                errors.append(f"{task.id} is a multi-turn teaching task; those come later")
+        return [t for t in tasks if t.id in in_scope and t.available]
+    tasks = list(chosen.tasks(benchmark, selection.scope))
+    if selection.areas:
+        areas = {a.key for a in benchmark.areas} | {a.label for a in benchmark.areas}
+        unknown = [a for a in selection.areas if a not in areas]
+        if unknown:
+            errors.append(
+                f"unknown area(s) {', '.join(unknown)}; {benchmark.name} has "
+                f"{', '.join(a.key for a in benchmark.areas)}"
+            )
+        wanted = {a.key for a in benchmark.areas if {a.key, a.label} & set(selection.areas)}
+        tasks = [t for t in tasks if t.area in wanted]
+    missing = [t for t in tasks if t.missing]
+    if missing:
+        notes.append(
+            "Left out, data missing: "
+            + "; ".join(f"{t.id} ({t.missing})" for t in missing)
+            + ". An area containing them cannot be complete."
+        )
+    multi = [t for t in tasks if t.missing is None and t.multi_turn]
+    if multi:
+        count = sum(len(t.items) for t in multi)
+        notes.append(
+            f"Left out: {len(multi)} multi-turn teaching task(s) ({count} dialogues: "
+            f"{', '.join(t.id for t in multi)}); they need the teaching runtime, which comes "
+            "in a later version."
+        )
+    return [t for t in tasks if t.available]
+
+
+def _select_items(
+    tasks: list[Task], selection: Selection, per_task: int | None, errors: list[str]
+) -> list[Item]:
+    dims = set(selection.dimensions)
+    if dims:
+        known = {i.dimension for t in tasks for i in t.items}
+        unknown = sorted(dims - known)
+        if unknown:
+            sample = ", ".join(sorted(known)[:12])
+            errors.append(
+                f"unknown skill(s) {', '.join(unknown)}; the selected tasks have {sample}"
+            )
+    items: list[Item] = []
+    for task in tasks:
+        chosen = [i for i in task.items if not dims or i.dimension in dims]
+        items.extend(chosen[:per_task] if per_task else chosen)
+    if selection.max_items is not None:
+        items = items[: max(selection.max_items, 0)]
+    return items
+
+
+def _role_cost(
+    role: RoleName,
+    model: str,
+    price: Price | None,
+    calls: int,
+    input_chars: int,
+    high_input_tokens: int,
+    high_output_tokens: int,
+    limit: Decimal | None,
+    spent: Decimal,
+) -> RoleCost:
+    input_tokens = _tokens(input_chars)
+    if price is None:
+        return RoleCost(role, model, calls, input_tokens, None, None, limit, spent)
+    low = input_tokens * price.input / MILLION
+    high = low + (high_input_tokens * price.input + high_output_tokens * price.output) / MILLION
+    return RoleCost(role, model, calls, input_tokens, low, high, limit, spent)
+
+
+def build_plan(
+    benchmark: Benchmark,
+    *,
+    model: str,
+    judge: str | None = None,
+    decision_judge: bool = False,
+    selection: Selection | None = None,
+    limits: Limits | None = None,
+    max_tokens: int | None = None,
+    done: Collection[str] = (),
+    spent: Mapping[str, Decimal] | None = None,
+) -> BenchPlan:
+    """The plan for running ``model`` on ``benchmark``. ``done`` holds the keys already answered
+    and scored by an earlier session of the same run (they are skipped and not estimated);
+    ``spent`` what each role already spent there (limits are cumulative)."""
+    selection = selection or Selection()
+    limits = limits or Limits()
+    spent = dict(spent or {})
+    errors: list[str] = []
+    notes: list[str] = []
+    chosen = PRESETS.get(selection.preset)
+    if chosen is None:
+        errors.append(f"unknown preset {selection.preset!r}; choose quick, auto or full")
+        chosen = PRESETS["full"]
+    per_task = selection.per_task if selection.per_task is not None else chosen.per_task
+    if per_task is not None and per_task < 1:
+        errors.append(f"questions per task must be at least 1, not {per_task}")
+        per_task = None
+    tasks = _selected_tasks(benchmark, selection, chosen, errors, notes)
+    items = _select_items(tasks, selection, per_task, errors)
+    if not items and not errors:
+        errors.append("nothing selected: no task has items after the filters")
+    target_info = _info(model, errors, "target")
+    needs_judge = {t.id for t in tasks if t.needs_judge}
+    judge_info: ModelInfo | None = None
+    if judge is not None:
+        judge_info = _info(judge, errors, "judge")
+        if judge == model:
+            notes.append(f"The judge is the model under test: {model} grades its own answers.")
+    answer_limit = max_tokens or DEFAULT_ANSWER_TOKENS
+    if target_info is not None and target_info.max_output_tokens:
+        answer_limit = min(answer_limit, target_info.max_output_tokens)
+    done_set = set(done)
+    pending = [i for i in items if i.key not in done_set]
+    judged = [i for i in pending if i.task in needs_judge]
+    if any(i.task in needs_judge for i in items) and judge is None:
+        count = sum(1 for i in items if i.task in needs_judge)
+        errors.append(
+            f"{count:,} answers are graded by a judge model but none is chosen: add --judge "
+            "MODEL (offline: local/smollm2-135m), or run only the automatically checked tasks "
+            "with --preset auto-checked"
+        )
+    config = RunConfig(
+        benchmark=benchmark.id,
+        data_version=benchmark.version,
+        prompt_version=benchmark.prompt_version,
+        model=model,
+        judge=judge if needs_judge else None,
+        decision_judge=decision_judge if needs_judge else False,
+        scope=selection.scope,
+        tasks=tuple(t.id for t in tasks),
+        dimensions=selection.dimensions,
+        per_task=per_task,
+        max_items=selection.max_items,
+        max_tokens=answer_limit,
+    )
+    roles: list[RoleCost] = []
+    needs_price_ack = False
+    if target_info is not None:
+        price = price_for(target_info)
+        needs_price_ack |= price is None
+        chars = sum(len(i.prompt) + len(i.system or "") for i in pending)
+        roles.append(
+            _role_cost(
+                "target", model, price, len(pending), chars, 0, len(pending) * answer_limit,
+                limits.target, spent.get("target", Decimal(0)),
+            )
+        )  # fmt: skip
+    if judge is not None and judge_info is not None and needs_judge:
+        price = price_for(judge_info)
+        needs_price_ack |= price is None
+        task_of = {t.id: t for t in tasks}
+        chars = sum(judge_request_text_chars(task_of[i.task], i) for i in judged)
+        out = 0 if decision_judge else len(judged) * JUDGE_HIGH_OUTPUT_TOKENS
+        roles.append(
+            _role_cost(
+                "judge", judge, price, len(judged), chars, len(judged) * answer_limit, out,
+                limits.judge, spent.get("judge", Decimal(0)),
+            )
+        )  # fmt: skip
+    already_spent = sum(spent.values(), Decimal(0))
+    limit_problems = _limit_problems(roles, limits, already_spent)
+    counts = Counter(i.task for i in pending)
+    if needs_price_ack:
+        unpriced = [r.model for r in roles if r.low is None]
+        notes.append(
+            f"No cost estimate: no price is listed for {', '.join(unpriced)}. "
+            "To run anyway, add --accept-unpriced."
+        )
+    return BenchPlan(
+        benchmark=benchmark,
+        selection=selection,
+        limits=limits,
+        config=config,
+        tasks=tuple(tasks),
+        items=tuple(pending),
+        selected=len(items),
+        judged=len(judged),
+        roles=tuple(roles),
+        errors=tuple(errors),
+        limit_problems=tuple(limit_problems),
+        notes=tuple(notes),
+        needs_price_ack=needs_price_ack,
+        already_done=len(items) - len(pending),
+        already_spent=already_spent,
+        counts=dict(counts),
+    )
+
+
+def _limit_problems(roles: list[RoleCost], limits: Limits, spent: Decimal) -> list[str]:
+    """Limits below their role's low estimate (what is left of them, for a resumed run)."""
+    from sweepbench.bench.results import format_money
+
+    problems: list[str] = []
+    for role in roles:
+        if role.limit is None or role.low is None:
+            continue
+        left = role.limit - role.spent
+        if left < role.low:
+            problems.append(
+                f"The limit for the {ROLE_WORDS[role.role].lower()} ({format_money(role.limit)}"
+                f"{', ' + format_money(left) + ' left' if role.spent else ''}) is below its "
+                f"lowest estimate ({format_money(role.low)})"
+            )
+    low = _sum(r.low for r in roles)
+    if limits.total is not None and low is not None and limits.total - spent < low:
+        total_left = f", {format_money(limits.total - spent)} left" if spent else ""
+        problems.append(
+            f"The total limit ({format_money(limits.total)}{total_left}) is below the lowest "
+            f"estimate ({format_money(low)})"
+        )
+    return problems
+
+
+def run_id_for(config: RunConfig, started: str) -> str:
+    """``<model slug>-<YYYYMMDD-HHMMSS>-<first 8 hex of the config hash>`` (spec §9)."""
+    slug = config.model.replace("/", "_").replace("\\", "_").replace(":", "_")
+    slug = "".join(c if c.isalnum() or c in "._-" else "_" for c in slug)[:80]
+    return f"{slug}-{started}-{config.hash[:8]}"

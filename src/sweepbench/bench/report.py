@@ -1,0 +1,257 @@
+"""A stored run, read back: its outcome, its scores with intervals, and its export files."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, cast
+
+from rich.table import Table
+
+from sweepbench.bench.catalog import load_benchmark
+from sweepbench.bench.items import Area, Benchmark, Scope, Task
+from sweepbench.bench.results import (
+    Outcome,
+    ScoredAnswer,
+    Summary,
+    detailed_rows,
+    format_money,
+    format_score,
+    outcome_text,
+    scores_line,
+    summarise,
+    summary_csv,
+)
+from sweepbench.bench.storage import BenchStore, RunRow
+from sweepbench.errors import SweepbenchError, UserError
+from sweepbench.settings import scrub
+from sweepbench.store import Store
+
+OUTCOMES = ("completed", "completed_with_errors", "paused_budget", "interrupted")
+
+
+def catalogue_json(benchmark: Benchmark) -> list[dict[str, Any]]:
+    """The benchmark's areas and tasks as a run stores them (enough to score the run even
+    when its data can no longer be loaded)."""
+    return [
+        {"key": a.key, "label": a.label, "tasks": [
+            {"id": t.id, "name": t.name, "grading": t.grading, "scorer": t.scorer,
+             "score_by": t.score_by, "scale": t.options.get("scale"),
+             "region_specific": t.region_specific}
+            for t in a.tasks
+        ]}
+        for a in benchmark.areas
+    ]  # fmt: skip
+
+
+def _skeleton(run: RunRow) -> Benchmark:
+    areas = []
+    for area in run.settings.get("catalogue", []):
+        tasks = tuple(
+            Task(
+                id=t["id"],
+                area=area["key"],
+                name=t["name"],
+                grading=t["grading"],
+                scorer=t["scorer"],
+                score_by=t["score_by"],
+                region_specific=t["region_specific"],
+                options={"scale": t["scale"]} if t.get("scale") else {},
+            )
+            for t in area["tasks"]
+        )
+        areas.append(Area(area["key"], area["label"], tasks))
+    return Benchmark(run.benchmark, run.settings.get("benchmark_name", run.benchmark), tuple(areas))
+
+
+def _benchmark_of(run: RunRow) -> tuple[Benchmark, str | None]:
+    """The run's benchmark, reloaded (for the expected item counts); the stored catalogue
+    when its data cannot be loaded any more, with a note saying so."""
+    source = run.settings.get("benchmark_source") or ""
+    try:
+        if run.benchmark == "sample":
+            return load_benchmark("sample"), None
+        if run.benchmark == "elbench":
+            return load_benchmark("elbench", Path(source)), None
+        return load_benchmark(source), None
+    except (SweepbenchError, OSError) as exc:
+        return (
+            _skeleton(run),
+            f"The benchmark's data could not be reloaded ({exc}); counts of "
+            "questions in scope are unknown.",
+        )
+
+
+@dataclass
+class RunReport:
+    """Everything ``bench show`` and the export say about a run."""
+
+    run: RunRow
+    benchmark: Benchmark
+    summary: Summary
+    scored: int
+    errors: int
+    spent: Decimal
+    spent_by_role: dict[str, Decimal]
+    error_types: dict[str, int]
+    note: str | None = None
+
+    @property
+    def outcome(self) -> Outcome:
+        """The run's outcome (a run still marked running reads as stopped early)."""
+        status = self.run.status
+        return cast(Outcome, status if status in OUTCOMES else "interrupted")
+
+    def table(self) -> Table:
+        """Scores per area, task and skill with 95% intervals (0–100)."""
+        table = Table(title=f"{self.benchmark.name} · {self.run.model} · {self.run.id}")
+        for column in ("group", "name", "count", "mean score", "pass rate", "score", "95% range"):
+            table.add_column(column, justify="left" if column in ("group", "name") else "right")
+        for row in detailed_rows(self.summary):
+            ci = (
+                ""
+                if row.ci95_100 is None
+                else (f"{format_score(row.ci95_100[0])}–{format_score(row.ci95_100[1])}")
+            )
+            table.add_row(
+                row.group, row.name, f"{row.count:,}", f"{row.mean_score:.3f}",
+                f"{row.pass_rate * 100:.1f}%",
+                "" if row.score_100 is None else format_score(row.score_100), ci,
+            )  # fmt: skip
+        return table
+
+    def footer_lines(self) -> list[str]:
+        """The scores line, spend by role, errors by type, the interval wording, notes."""
+        lines = [scores_line(self.summary)]
+        roles = " · ".join(
+            f"{'model under test' if r == 'target' else r} {format_money(v)}"
+            for r, v in sorted(self.spent_by_role.items(), reverse=True)
+        )
+        lines.append(f"Spent {format_money(self.spent)}" + (f" ({roles})" if roles else ""))
+        if self.error_types:
+            kinds = ", ".join(f"{n} {k}" for k, n in sorted(self.error_types.items()))
+            lines.append(f"Errors: {kinds}. Retry only those with --retry-failed.")
+        if self.summary.overall_ci95 is not None:
+            lines.append(
+                "95% ranges: 10,000 bootstrap resamples of the items within each task (seed 0). "
+                "When two ranges overlap, the difference could disappear on a re-run."
+            )
+        if self.run.judge:
+            lines.append(f"Judged answers were graded by {self.run.judge}.")
+        if self.note:
+            lines.append(self.note)
+        return lines
+
+    def as_json(self) -> dict[str, Any]:
+        """The report for scripts (``--json``)."""
+        s = self.summary
+        return {
+            "run_id": self.run.id,
+            "benchmark": self.run.benchmark,
+            "model": self.run.model,
+            "judge": self.run.judge,
+            "status": self.run.status,
+            "reason": self.run.reason,
+            "config_hash": self.run.config_hash,
+            "scored": self.scored,
+            "errors": self.errors,
+            "error_types": self.error_types,
+            "spent_usd": str(self.spent),
+            "spent_by_role": {k: str(v) for k, v in self.spent_by_role.items()},
+            "overall": s.overall_100,
+            "overall_ci95": s.overall_ci95,
+            "covers_scope": s.covers_scope,
+            "areas": {a.area: {"label": a.label, "score": a.score_100, "ci95": a.ci95_100,
+                               "count": a.count, "complete": a.complete} for a in s.areas},
+            "tasks": {t.task: {"area": t.area, "count": t.count, "expected": t.expected,
+                               "score": t.score, "mean_score": t.mean_score,
+                               "pass_rate": t.pass_rate, "ci95": t.ci95} for t in s.tasks},
+            "note": self.note,
+        }  # fmt: skip
+
+
+def load_report(store: Store, run_id: str, *, resamples: int = 10_000) -> RunReport:
+    """Read a run back and score it; UserError for an unknown run id."""
+    runs = BenchStore(store)
+    run = runs.run(run_id)
+    if run is None:
+        raise UserError(f"no benchmark run {run_id!r} (see sweepbench bench runs)")
+    benchmark, note = _benchmark_of(run)
+    rows = list(runs.answers(run.id))
+    scored = [
+        ScoredAnswer(r["task"], r["dimension"], float(r["score"]), bool(r["passed"]))
+        for r in rows
+        if r["status"] == "scored"
+    ]
+    config = run.settings.get("config", {})
+    summary = summarise(
+        benchmark,
+        scored,
+        scope=cast(Scope, config.get("scope", "core")),
+        selected_tasks=config.get("tasks", [t.id for t in benchmark.tasks]),
+        bootstrap=resamples,
+    )
+    error_types: dict[str, int] = {}
+    for row in rows:
+        if row["status"] == "failed":
+            error_types[row["error_type"]] = error_types.get(row["error_type"], 0) + 1
+    spent_by_role = runs.spent(run.id)
+    return RunReport(
+        run=run,
+        benchmark=benchmark,
+        summary=summary,
+        scored=len(scored),
+        errors=len(rows) - len(scored),
+        spent=sum(spent_by_role.values(), Decimal(0)),
+        spent_by_role=spent_by_role,
+        error_types=error_types,
+        note=note,
+    )
+
+
+def _jsonl(path: Path, rows: Iterable[dict[str, Any]], secrets: list[str]) -> None:
+    with path.open("w", encoding="utf-8") as handle:
+        for row in rows:
+            text = json.dumps(row, ensure_ascii=False, default=str)
+            handle.write(scrub(text, secrets) + "\n")
+
+
+def export_run(store: Store, run_id: str, directory: Path) -> list[Path]:
+    """Write ``answers.jsonl`` (scored), ``failures.jsonl``, ``spend.jsonl``,
+    ``summary.csv`` and ``summary.json`` into ``directory``; every file passes the key
+    scrubber. Returns the paths written."""
+    from sweepbench.settings import secret_values
+
+    report = load_report(store, run_id)
+    runs = BenchStore(store)
+    secrets = secret_values()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create {directory}: {exc.strerror or exc}") from exc
+    paths = {
+        name: directory / name
+        for name in ("answers.jsonl", "failures.jsonl", "spend.jsonl", "summary.csv",
+                     "summary.json")
+    }  # fmt: skip
+    rows = list(runs.answers(report.run.id))
+    base = {"run_id": report.run.id, "model": report.run.model}
+    _jsonl(
+        paths["answers.jsonl"], ({**base, **r} for r in rows if r["status"] == "scored"), secrets
+    )
+    _jsonl(
+        paths["failures.jsonl"], ({**base, **r} for r in rows if r["status"] == "failed"), secrets
+    )
+    _jsonl(paths["spend.jsonl"], runs.spend_lines(report.run.id), secrets)
+    paths["summary.csv"].write_text(scrub(summary_csv(report.summary), secrets), "utf-8")
+    summary = {**report.as_json(), "outcome": outcome_text(
+        report.outcome, scored=report.scored, errors=report.errors, spent=report.spent,
+        reason=report.run.reason,
+    )}  # fmt: skip
+    paths["summary.json"].write_text(
+        scrub(json.dumps(summary, ensure_ascii=False, indent=2, default=str), secrets), "utf-8"
+    )
+    return list(paths.values())

@@ -1,0 +1,719 @@
+"""The benchmark runner: answer every planned item, score it, store it as it completes.
+
+- **Concurrency**: a fixed pool of workers takes items in order; calls to each model (the model
+  under test, the judge) are limited by that model's own semaphore.
+- **Retries**: exponential backoff with jitter, at least the provider's ``retry-after`` (spec
+  §10.2); a choice answer without an extractable letter gets one format reminder (§10.3).
+- **Money**: each run has its own limits, in total and per role (spec §7), cumulative over the
+  run's sessions. Before each call the role's and the total spend are checked; at a limit no
+  new call is made, calls in flight finish, and the run ends ``paused_budget``.
+- **Quota**: an out-of-credit or rejected-key error stops new calls (the rest are skipped, not
+  failed) and ends the run ``interrupted``.
+- **Storage**: answers, scores and spend lines go to the store in group commits (everything
+  that finished while the previous commit was being written), so a crash loses at most the
+  answers of one commit; a resumed run answers exactly the items not stored.
+- **Resume**: a run is identified by the hash of its settings (:class:`RunConfig`); running the
+  same settings again continues the newest unfinished run; ``retry_failed`` re-runs only the
+  items that errored (a judge failure is re-graded without asking the model again).
+- **Keys** never reach the store: every error message passes through :func:`scrub`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+from sweepbench.bench.items import Benchmark, Item, Task
+from sweepbench.bench.plan import BenchPlan, Limits, Selection, build_plan, run_id_for
+from sweepbench.bench.report import catalogue_json
+from sweepbench.bench.scoring import format_checker, score_answer
+from sweepbench.bench.scoring.base import Score
+from sweepbench.bench.scoring.judge import JUDGE_MAX_TOKENS, judge_messages, parse_verdict
+from sweepbench.bench.storage import AnswerRow, BenchStore, RunRow, SpendLine
+from sweepbench.errors import ErrorKind, ProviderError, SweepbenchError, UserError
+from sweepbench.models.base import GenerateSettings, Message, Model, Request, Result
+from sweepbench.models.registry import resolve
+from sweepbench.money.prices import call_cost
+from sweepbench.settings import scrub, secret_values
+from sweepbench.store import Store
+
+log = logging.getLogger(__name__)
+
+JUDGE_ERRORS = ("judge_unparseable", "judge_error", "judge_not_run")
+"""Failures whose answer is kept: retrying them re-grades without asking the model again."""
+FORMAT_REMINDER = (
+    "Your reply did not end with the required answer line. Reply again with only that final "
+    "line, exactly in the requested format (for example ANSWER: B)."
+)
+EMPTY_REMINDER = "Your reply was empty. Answer the question, ending with the required answer line."
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """When to try a failed call again (spec §10.2)."""
+
+    max_attempts: int = 3
+    base_delay_s: float = 1.0
+    max_delay_s: float = 20.0
+    rate_limit_floor_s: float = 60.0
+    """The least wait after a 429 that gave no ``retry-after``."""
+    jitter: float = 0.2
+
+    def delay(self, attempt: int, error: ProviderError, rng: random.Random) -> float:
+        """Seconds to wait before attempt ``attempt + 1``."""
+        wait = min(self.base_delay_s * 2.0 ** (attempt - 1), self.max_delay_s)
+        if error.retry_after is not None:
+            wait = max(wait, error.retry_after)
+        elif error.status == 429:
+            wait = max(wait, self.rate_limit_floor_s)
+        return wait + wait * self.jitter * rng.random()
+
+
+@dataclass
+class Progress:
+    """Live counters of a run (read by the CLI's progress bar)."""
+
+    run_id: str
+    total: int
+    """Items this session will try."""
+    scored: int = 0
+    failed: int = 0
+    skipped: int = 0
+    spent: Decimal = Decimal(0)
+    """Spent by the whole run (earlier sessions included)."""
+    spent_by_role: dict[str, Decimal] = field(default_factory=dict)
+    limit: Decimal | None = None
+    resumed: bool = False
+    unpriced_calls: int = 0
+
+    @property
+    def done(self) -> int:
+        """Items finished this session, scored or failed."""
+        return self.scored + self.failed
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """How a session of a run ended."""
+
+    run_id: str
+    status: str
+    """``completed``, ``completed_with_errors``, ``paused_budget`` or ``interrupted``."""
+    reason: str | None
+    scored: int
+    """Items scored in the whole run."""
+    errors: int
+    """Items whose latest attempt failed (they can be retried)."""
+    spent: Decimal
+    spent_by_role: dict[str, Decimal]
+    session_scored: int
+    session_failed: int
+    wall_s: float
+    resumed: bool
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """A plan together with the stored run it continues, if any."""
+
+    plan: BenchPlan
+    previous: RunRow | None
+    """The unfinished run with the same settings that this run continues."""
+    completed_match: RunRow | None = None
+    """A completed run with the same settings (a new run starts; the estimate says so)."""
+    retry_failed: bool = False
+    regrade: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Failed rows whose stored answer only needs grading again, by key."""
+
+
+def prepare(
+    benchmark: Benchmark,
+    store: Store | None,
+    *,
+    model: str,
+    judge: str | None = None,
+    decision_judge: bool = False,
+    selection: Selection | None = None,
+    limits: Limits | None = None,
+    max_tokens: int | None = None,
+    resume: bool = True,
+    retry_failed: bool = False,
+) -> PreparedRun:
+    """Plan a run, continuing the newest unfinished run with the same settings when
+    ``resume`` (its scored items are skipped, its failed ones retried). With
+    ``retry_failed`` only the failed items of that run are planned."""
+    kwargs: dict[str, Any] = dict(
+        model=model, judge=judge, decision_judge=decision_judge, selection=selection,
+        limits=limits, max_tokens=max_tokens,
+    )  # fmt: skip
+    plan = build_plan(benchmark, **kwargs)
+    if store is None or not (resume or retry_failed) or plan.errors:
+        return PreparedRun(plan, None)
+    runs = BenchStore(store)
+    previous = runs.resumable(plan.config.hash)
+    completed = None if previous else runs.resumable(plan.config.hash, include_completed=True)
+    if previous is None:
+        if retry_failed:
+            plan = replace(plan, items=(), errors=(*plan.errors, _nothing_to_retry(completed)))
+        return PreparedRun(plan, None, completed)
+    statuses = runs.statuses(previous.id)
+    failed = {k for k, s in statuses.items() if s == "failed"}
+    if retry_failed:
+        done = {i.key for i in benchmark_items(plan)} - failed
+    else:
+        done = {k for k, s in statuses.items() if s == "scored"}
+    plan = build_plan(benchmark, done=done, spent=runs.spent(previous.id), **kwargs)
+    regrade = {
+        key: row
+        for key, row in runs.failed_answers(previous.id).items()
+        if row["error_type"] in JUDGE_ERRORS and row["answer"] is not None
+    }
+    return PreparedRun(plan, previous, None, retry_failed, regrade)
+
+
+def benchmark_items(plan: BenchPlan) -> list[Item]:
+    """Every item the plan's selection covers (done ones included)."""
+    return list(build_plan(
+        plan.benchmark, model=plan.config.model, judge=plan.config.judge,
+        decision_judge=plan.config.decision_judge, selection=plan.selection,
+        max_tokens=plan.config.max_tokens,
+    ).items)  # fmt: skip
+
+
+def _nothing_to_retry(completed: RunRow | None) -> str:
+    if completed is not None:
+        return f"run {completed.id} with these settings finished without errors: nothing to retry"
+    return "no earlier run with these settings: nothing to retry (run it first)"
+
+
+class _Stop(Exception):
+    """Raised inside a worker when the run must stop making calls."""
+
+    def __init__(self, status: str, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+@dataclass
+class _Answer:
+    text: str
+    stop_reason: str
+    attempts: int
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    latency_ms: int = 0
+    error: ProviderError | None = None
+    format_valid: bool = True
+
+
+class BenchRunner:
+    """Runs one session of a prepared run. ``await runner.run()`` returns the outcome;
+    ``runner.stop()`` (from a signal handler or another task) ends it early, keeping every
+    finished answer."""
+
+    def __init__(
+        self,
+        prepared: PreparedRun,
+        store: Store,
+        *,
+        concurrency: int = 8,
+        retry: RetryPolicy | None = None,
+        accept_unpriced: bool = False,
+        on_progress: Callable[[Progress], None] | None = None,
+        seed: int | None = None,
+    ) -> None:
+        plan = prepared.plan
+        if plan.errors or plan.limit_problems:
+            raise UserError(
+                "This run can't start yet: " + "; ".join((*plan.errors, *plan.limit_problems))
+            )
+        if plan.needs_price_ack and not accept_unpriced:
+            raise UserError(next(n for n in plan.notes if n.startswith("No cost estimate")))
+        if not 1 <= concurrency <= 1000:
+            raise UserError(f"concurrency must be between 1 and 1000, not {concurrency}")
+        self.prepared = prepared
+        self.plan = plan
+        self.store = store
+        self.runs = BenchStore(store)
+        self.concurrency = concurrency
+        self.retry = retry or RetryPolicy()
+        self.on_progress = on_progress
+        self._rng = random.Random(seed)
+        self._tasks: dict[str, Task] = {t.id: t for t in plan.tasks}
+        self._limits: Limits = plan.limits
+        self._spent: dict[str, Decimal] = {r.role: r.spent for r in plan.roles}
+        self._secrets = secret_values()
+        self._stopping = False
+        self._stop_status: tuple[str, str] | None = None
+        self._workers: list[asyncio.Task[None]] = []
+        self._pending_answers: list[AnswerRow] = []
+        self._pending_spend: list[SpendLine] = []
+        self._wake = asyncio.Event()
+        self._models: dict[str, Model] = {}
+        self._semaphores: dict[str, asyncio.Semaphore] = {}
+        previous = prepared.previous
+        started = datetime.now(UTC)
+        self.run_id = previous.id if previous else self._new_run_id(started)
+        self._created = started
+        self.progress = Progress(
+            run_id=self.run_id,
+            total=len(plan.items),
+            spent=sum(self._spent.values(), Decimal(0)),
+            spent_by_role=dict(self._spent),
+            limit=plan.limits.total,
+            resumed=previous is not None,
+        )
+
+    def _new_run_id(self, started: datetime) -> str:
+        base = run_id_for(self.plan.config, started.strftime("%Y%m%d-%H%M%S"))
+        run_id, n = base, 1
+        while self.runs.run(run_id) is not None and self.runs.run(run_id).id == run_id:  # type: ignore[union-attr]
+            n += 1
+            run_id = f"{base}-{n}"
+        return run_id
+
+    # -- control -----------------------------------------------------------------------------
+
+    def stop(self, reason: str = "stopped early by you") -> None:
+        """Stop: no new calls, calls in flight cancelled, finished answers kept."""
+        self._halt("interrupted", reason)
+        for worker in self._workers:
+            worker.cancel()
+
+    def _halt(self, status: str, reason: str) -> None:
+        """No new calls from now on; the first reason given is the one reported."""
+        if self._stop_status is None:
+            self._stop_status = (status, reason)
+        self._stopping = True
+
+    # -- the run -----------------------------------------------------------------------------
+
+    async def run(self) -> RunOutcome:
+        """Run the session to its end and return how it ended."""
+        started = time.perf_counter()
+        self._record_start()
+        items = list(self.plan.items)
+        queue_index = 0
+
+        def next_item() -> Item | None:
+            nonlocal queue_index
+            if self._stopping or queue_index >= len(items):
+                return None
+            item = items[queue_index]
+            queue_index += 1
+            return item
+
+        async def worker() -> None:
+            while (item := next_item()) is not None:
+                try:
+                    await self._process(item)
+                except _Stop as stop:
+                    self._halt(stop.status, stop.reason)
+                    self.progress.skipped += 1
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:  # a bug or bad data in one item never stops the run
+                    log.exception("item %s failed unexpectedly", item.key)
+                    self._queue(
+                        self._failure(item, "internal_error", f"{type(exc).__name__}: {exc}")
+                    )
+
+        writer = asyncio.create_task(self._writer())
+        self._workers = [
+            asyncio.create_task(worker()) for _ in range(min(self.concurrency, max(len(items), 1)))
+        ]
+        try:
+            await asyncio.gather(*self._workers, return_exceptions=True)
+        finally:
+            self._writer_done = True
+            self._wake.set()
+            await writer
+            self._flush()
+        return self._finish(time.perf_counter() - started)
+
+    def _record_start(self) -> None:
+        plan = self.plan
+        settings = {
+            "config": plan.config.as_json(),
+            "selection": {
+                "preset": plan.selection.preset, "scope": plan.selection.scope,
+                "areas": list(plan.selection.areas), "tasks": list(plan.selection.tasks),
+            },
+            "limits": _limits_json(plan.limits),
+            "concurrency": self.concurrency,
+            "benchmark_name": plan.benchmark.name,
+            "benchmark_source": plan.benchmark.source,
+            "selected": plan.selected,
+            "catalogue": catalogue_json(plan.benchmark),
+        }  # fmt: skip
+        if self.prepared.previous is None:
+            self.runs.create_run(
+                RunRow(
+                    id=self.run_id,
+                    config_hash=plan.config.hash,
+                    benchmark=plan.benchmark.id,
+                    model=plan.config.model,
+                    judge=plan.config.judge,
+                    status="running",
+                    reason=None,
+                    created_at=self._created,
+                    updated_at=self._created,
+                    items=plan.selected,
+                    settings=settings,
+                )
+            )
+        else:
+            self.runs.set_status(self.run_id, "running", None, limits=settings["limits"],
+                                 concurrency=self.concurrency)  # fmt: skip
+
+    def _finish(self, wall_s: float) -> RunOutcome:
+        statuses = self.runs.statuses(self.run_id)
+        scored = sum(1 for s in statuses.values() if s == "scored")
+        errors = len(statuses) - scored
+        if self._stop_status is not None:
+            status, reason = self._stop_status
+        elif errors:
+            status, reason = "completed_with_errors", f"{errors} item(s) hit errors"
+        elif scored < self.plan.selected:
+            status, reason = "interrupted", f"{self.plan.selected - scored} item(s) not answered"
+        else:
+            status, reason = "completed", None
+        spent = dict(self._spent)
+        self.runs.set_status(self.run_id, status, reason, spent=_money_json(spent))
+        return RunOutcome(
+            run_id=self.run_id,
+            status=status,
+            reason=reason,
+            scored=scored,
+            errors=errors,
+            spent=sum(spent.values(), Decimal(0)),
+            spent_by_role=spent,
+            session_scored=self.progress.scored,
+            session_failed=self.progress.failed,
+            wall_s=wall_s,
+            resumed=self.prepared.previous is not None,
+        )
+
+    # -- one item ----------------------------------------------------------------------------
+
+    async def _process(self, item: Item) -> None:
+        task = self._tasks[item.task]
+        stored = self.prepared.regrade.get(item.key)
+        if stored is not None:
+            answer = _Answer(
+                text=stored["answer"], stop_reason=stored["stop_reason"] or "end",
+                attempts=stored["attempts"], input_tokens=stored["input_tokens"],
+                output_tokens=stored["output_tokens"],
+                reasoning_tokens=stored["reasoning_tokens"], latency_ms=stored["latency_ms"] or 0,
+            )  # fmt: skip
+        else:
+            answer = await self._answer(task, item)
+        if answer.error is not None:
+            self._queue(
+                self._failure(item, _error_type(answer.error), str(answer.error), answer=answer)
+            )
+            return
+        if task.needs_judge:
+            await self._judge(task, item, answer)
+            return
+        try:
+            score = score_answer(task, item, answer.text)
+        except SweepbenchError as exc:
+            self._queue(self._failure(item, "scoring_error", str(exc), answer=answer))
+            return
+        self._queue(self._scored(item, answer, score, judge=None))
+
+    async def _answer(self, task: Task, item: Item) -> _Answer:
+        """Ask the model under test, with retries and one format reminder for choice tasks."""
+        config = self.plan.config
+        messages = ((Message("system", item.system),) if item.system else ()) + (
+            Message("user", item.prompt),
+        )
+        request = Request(config.model, messages, GenerateSettings(max_tokens=config.max_tokens))
+        result, attempts = await self._call("target", request, item.key)
+        answer = _from_result(result, attempts)
+        if result.error is not None:
+            return answer
+        check = format_checker(task, item)
+        if check is not None and not check(result.text):
+            answer.format_valid = False
+            reminder = EMPTY_REMINDER if not result.text.strip() else FORMAT_REMINDER
+            follow = messages
+            if result.text.strip():
+                follow += (Message("assistant", result.text),)
+            follow += (Message("user", reminder),)
+            max_tokens = 64 if result.stop_reason == "max_tokens" else config.max_tokens
+            retry = Request(config.model, follow, GenerateSettings(max_tokens=max_tokens))
+            second, more = await self._call("target", retry, item.key)
+            if second.error is None and check(second.text):
+                combined = _from_result(second, attempts + more)
+                combined.input_tokens += answer.input_tokens
+                combined.output_tokens += answer.output_tokens
+                combined.reasoning_tokens += answer.reasoning_tokens
+                combined.latency_ms += answer.latency_ms
+                return combined
+            answer.attempts += more
+        return answer
+
+    async def _judge(self, task: Task, item: Item, answer: _Answer) -> None:
+        """Grade with the judge model; an unparseable verdict is retried once, then kept as a
+        failure with the raw text (never a silent 0)."""
+        config = self.plan.config
+        assert config.judge is not None and task.judge is not None
+        decision = config.decision_judge
+        messages = judge_messages(task, item, answer.text, decision=decision)
+        schema = _verdict_schema(task, decision)
+        request = Request(
+            config.judge,
+            messages,
+            GenerateSettings(max_tokens=self._judge_max_tokens(), temperature=0.0,
+                             response_format=schema),
+        )  # fmt: skip
+        raw = ""
+        for _ in range(2):
+            try:
+                result, _attempts = await self._call("judge", request, item.key)
+            except _Stop as stop:
+                self._queue(self._failure(item, "judge_not_run", stop.reason, answer=answer))
+                raise
+            if result.error is not None:
+                self._queue(self._failure(item, "judge_error", str(result.error), answer=answer))
+                return
+            raw = result.text
+            verdict = parse_verdict(raw, task.judge, decision=decision)
+            if verdict is not None:
+                self._queue(self._scored(item, answer, verdict, judge=config.judge))
+                return
+        self._queue(
+            self._failure(
+                item, "judge_unparseable", "the judge's reply was not a usable verdict",
+                answer=answer, raw_judge=raw,
+            )
+        )  # fmt: skip
+
+    def _judge_max_tokens(self) -> int:
+        judge = self._model(self.plan.config.judge or "")
+        limit = judge.info.max_output_tokens
+        return min(JUDGE_MAX_TOKENS, limit) if limit else JUDGE_MAX_TOKENS
+
+    # -- calls, retries and money ------------------------------------------------------------
+
+    def _model(self, model_id: str) -> Model:
+        model = self._models.get(model_id)
+        if model is None:
+            model = self._models[model_id] = resolve(model_id)
+            self._semaphores[model_id] = asyncio.Semaphore(self.concurrency)
+        return model
+
+    def _check_budget(self, role: str) -> None:
+        limits = self._limits
+        total = sum(self._spent.values(), Decimal(0))
+        if limits.total is not None and total >= limits.total:
+            raise _Stop("paused_budget", "the run reached its spending limit")
+        role_limit = limits.for_role(role)
+        if role_limit is not None and self._spent.get(role, Decimal(0)) >= role_limit:
+            word = "model under test" if role == "target" else "judge"
+            raise _Stop("paused_budget", f"the {word} reached its spending limit")
+
+    async def _call(self, role: str, request: Request, key: str) -> tuple[Result, int]:
+        """One call with retries; returns the last result and the attempts made. Raises
+        _Stop when the run must stop (a limit reached, the key out of credit or rejected)."""
+        model = self._model(request.model)
+        semaphore = self._semaphores[request.model]
+        attempt = 0
+        while True:
+            attempt += 1
+            if self._stopping:
+                raise _Stop(*(self._stop_status or ("interrupted", "stopped")))
+            self._check_budget(role)
+            async with semaphore:
+                result = await self._stream(model, request, role, key)
+            error = result.error
+            if error is None:
+                return result, attempt
+            if error.kind is ErrorKind.QUOTA:
+                raise _Stop("interrupted", "the key ran out of credit")
+            if error.kind is ErrorKind.AUTH:
+                raise _Stop("interrupted", f"the key was not accepted ({self._scrub(str(error))})")
+            if not error.retryable or attempt >= self.retry.max_attempts:
+                return result, attempt
+            await asyncio.sleep(self.retry.delay(attempt, error, self._rng))
+
+    async def _stream(self, model: Model, request: Request, role: str, key: str) -> Result:
+        result = Result(model.id)
+        started = time.perf_counter()
+        try:
+            async with contextlib.aclosing(model.stream(request)) as events:
+                async for event in events:
+                    result.add(event, started)
+        except asyncio.CancelledError:
+            result.stop_reason = "cancelled"
+            result.estimate_missing_usage(request)
+            self._charge(model, result, role, key)  # billed tokens of a stopped call count
+            raise
+        result.wall_s = time.perf_counter() - started
+        if result.stop_reason == "error":
+            result.estimate_missing_usage(request)
+        self._charge(model, result, role, key)
+        return result
+
+    def _charge(self, model: Model, result: Result, role: str, key: str) -> None:
+        usage = result.usage
+        cost = call_cost(model.info, usage)
+        if cost.usd is None:
+            source = "unpriced"
+            self.progress.unpriced_calls += 1
+        else:
+            source = "reported" if usage.cost_usd is not None else "computed"
+            self._spent[role] = self._spent.get(role, Decimal(0)) + cost.usd
+            self.progress.spent += cost.usd
+            self.progress.spent_by_role[role] = self._spent[role]
+        if usage.input_tokens or usage.output_tokens or cost.usd:
+            self._pending_spend.append(
+                SpendLine(key, role, model.id, usage.input_tokens, usage.output_tokens,
+                          usage.reasoning_tokens, cost.usd, source)
+            )  # fmt: skip
+
+    # -- records -----------------------------------------------------------------------------
+
+    def _scrub(self, text: str) -> str:
+        return scrub(text, self._secrets)
+
+    def _scored(self, item: Item, answer: _Answer, score: Score, *, judge: str | None) -> AnswerRow:
+        meta = dict(score.metadata)
+        if not answer.format_valid or not score.format_valid:
+            meta["format_valid"] = False
+        return AnswerRow(
+            key=item.key, task=item.task, dimension=item.dimension, status="scored",
+            answer=answer.text, stop_reason=answer.stop_reason, score=float(score.score),
+            passed=bool(score.passed), result=score.result, reason=self._scrub(score.reason),
+            judge=judge, score_metadata=meta or None, attempts=answer.attempts,
+            input_tokens=answer.input_tokens, output_tokens=answer.output_tokens,
+            reasoning_tokens=answer.reasoning_tokens, latency_ms=answer.latency_ms,
+        )  # fmt: skip
+
+    def _failure(
+        self,
+        item: Item,
+        error_type: str,
+        message: str,
+        *,
+        answer: _Answer | None = None,
+        raw_judge: str | None = None,
+    ) -> AnswerRow:
+        return AnswerRow(
+            key=item.key, task=item.task, dimension=item.dimension, status="failed",
+            answer=None if answer is None or answer.error else answer.text,
+            stop_reason=None if answer is None else answer.stop_reason,
+            error_type=error_type, error=self._scrub(message),
+            raw_judge=None if raw_judge is None else self._scrub(raw_judge),
+            judge=self.plan.config.judge if error_type in JUDGE_ERRORS else None,
+            attempts=1 if answer is None else answer.attempts,
+            input_tokens=0 if answer is None else answer.input_tokens,
+            output_tokens=0 if answer is None else answer.output_tokens,
+            reasoning_tokens=0 if answer is None else answer.reasoning_tokens,
+            latency_ms=None if answer is None else answer.latency_ms,
+        )  # fmt: skip
+
+    def _queue(self, row: AnswerRow) -> None:
+        self._pending_answers.append(row)
+        if row.status == "scored":
+            self.progress.scored += 1
+        else:
+            self.progress.failed += 1
+        self._wake.set()
+        if self.on_progress is not None:
+            self.on_progress(self.progress)
+
+    # -- group commit ------------------------------------------------------------------------
+
+    _writer_done = False
+
+    async def _writer(self) -> None:
+        """Write whatever finished, one transaction at a time, off the event loop."""
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            if self._pending_answers or self._pending_spend:
+                answers, spend = self._pending_answers, self._pending_spend
+                self._pending_answers, self._pending_spend = [], []
+                await asyncio.to_thread(self.runs.write, self.run_id, answers, spend)
+            if self._writer_done and not self._pending_answers and not self._pending_spend:
+                return
+
+    def _flush(self) -> None:
+        answers, spend = self._pending_answers, self._pending_spend
+        self._pending_answers, self._pending_spend = [], []
+        self.runs.write(self.run_id, answers, spend)
+
+
+def _from_result(result: Result, attempts: int) -> _Answer:
+    usage = result.usage
+    return _Answer(
+        text=result.text,
+        stop_reason=result.stop_reason,
+        attempts=attempts,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        reasoning_tokens=usage.reasoning_tokens,
+        latency_ms=int(result.wall_s * 1000),
+        error=result.error if result.stop_reason == "error" else None,
+    )
+
+
+def _error_type(error: ProviderError) -> str:
+    if error.status == 429:
+        return "rate_limit"
+    return {
+        ErrorKind.RETRYABLE: "provider_error",
+        ErrorKind.BAD_REQUEST: "bad_request",
+        ErrorKind.CONTEXT_OVERFLOW: "context_overflow",
+        ErrorKind.NOT_FOUND: "model_not_found",
+    }.get(error.kind, error.kind.value)
+
+
+def _verdict_schema(task: Task, decision: bool) -> dict[str, Any]:
+    assert task.judge is not None
+    labels = [task.judge.positive_label, task.judge.negative_label]
+    properties: dict[str, Any] = {"judge_result": {"type": "string", "enum": labels}}
+    if not decision:
+        properties |= {"score": {"type": "number"}, "judge_reason": {"type": "string"}}
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+def _limits_json(limits: Limits) -> dict[str, str | None]:
+    pairs = (("total", limits.total), ("target", limits.target), ("judge", limits.judge))
+    return {k: None if v is None else str(v) for k, v in pairs}
+
+
+def _money_json(spent: dict[str, Decimal]) -> dict[str, str]:
+    return {role: str(usd) for role, usd in spent.items()}
+
+
+async def run_benchmark(
+    prepared: PreparedRun,
+    store: Store,
+    **options: Any,
+) -> RunOutcome:
+    """Run a prepared run to its end (see :class:`BenchRunner` for the options)."""
+    return await BenchRunner(prepared, store, **options).run()
+
+
+def active_failure_keys(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Keys whose latest attempt failed."""
+    return [r["key"] for r in rows if r["status"] == "failed"]

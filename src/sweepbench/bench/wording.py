@@ -1,0 +1,133 @@
+"""What the estimate says, in order (spec §6.2), for the CLI and the web app alike."""
+
+from __future__ import annotations
+
+from sweepbench.bench.plan import ROLE_WORDS, BenchPlan
+from sweepbench.bench.results import format_money
+from sweepbench.bench.run import PreparedRun
+from sweepbench.bench.scoring.judge import JUDGE_HIGH_OUTPUT_TOKENS
+
+
+def estimate_lines(prepared: PreparedRun, *, surface: str = "cli") -> list[str]:
+    """The estimate as lines of text. Plan errors come alone, after "This run can't start
+    yet:"; otherwise counts, grading, cost per role, limits, coverage and resumption."""
+    plan = prepared.plan
+    if plan.errors:
+        return ["This run can't start yet:", *(f"• {e}" for e in plan.errors)]
+    lines: list[str] = []
+    config = plan.config
+    done = f" ({plan.already_done:,} already answered)" if plan.already_done else ""
+    lines.append(f"{len(plan.items):,} questions for {config.model}{done}.")
+    lines.append(_grading_line(plan))
+    lines.extend(_cost_lines(plan))
+    lines.extend(_limit_lines(plan, surface))
+    lines.append(_coverage_line(plan))
+    lines.extend(plan.notes)
+    previous = prepared.previous
+    if previous is not None:
+        answered = plan.already_done
+        again = "Running again" if surface == "web" else "This run"
+        lines.append(
+            f"An earlier run with these exact settings ({previous.id}) stopped after "
+            f"{answered:,} answers, having spent {format_money(plan.already_spent)}. "
+            f"{again} picks up where it left off."
+        )
+    elif prepared.completed_match is not None:
+        lines.append(
+            f"A run with these exact settings already finished ({prepared.completed_match.id}); "
+            "this starts a new one."
+        )
+    return lines
+
+
+def _grading_line(plan: BenchPlan) -> str:
+    judge = plan.config.judge
+    total = len(plan.items)
+    if judge is None or plan.judged == 0:
+        return "Every answer is checked automatically against the answer key."
+    mode = " (verdict only)" if plan.config.decision_judge else ""
+    if plan.judged == total:
+        return f"Every answer is graded by {judge}{mode}."
+    return (
+        f"{plan.judged:,} answers are graded by {judge}{mode}; the rest are checked "
+        "automatically against the answer key."
+    )
+
+
+def _cost_lines(plan: BenchPlan) -> list[str]:
+    low, high = plan.low, plan.high
+    lines: list[str] = []
+    if low is None or high is None:
+        unpriced = ", ".join(r.model for r in plan.roles if r.low is None)
+        lines.append(f"No cost estimate: no price is listed for {unpriced}.")
+    else:
+        text = (
+            f"Estimated cost: {format_money(low)} to {format_money(high)}. The low end counts "
+            "the questions only. The high end assumes every answer runs to the length limit "
+            f"({plan.config.max_tokens:,} tokens), so real runs land well below it."
+        )
+        if plan.role("judge") is not None and not plan.config.decision_judge:
+            text += (
+                f" Each grade is assumed to take up to {JUDGE_HIGH_OUTPUT_TOKENS:,} tokens of "
+                "judge output, thinking included."
+            )
+        lines.append(text)
+    for role in plan.roles:
+        cost = (
+            "no estimate"
+            if role.low is None or role.high is None
+            else f"{format_money(role.low)} to {format_money(role.high)}"
+        )
+        limit = "" if role.limit is None else f" · limit {format_money(role.limit)}"
+        spent = f" · already spent {format_money(role.spent)}" if role.spent else ""
+        lines.append(
+            f"{ROLE_WORDS[role.role]} ({role.model}): {role.calls:,} calls, {cost}{limit}{spent}"
+        )
+    return lines
+
+
+def _limit_lines(plan: BenchPlan, surface: str) -> list[str]:
+    if plan.limit_problems:
+        return ["Spending limit too low:", *(f"• {p}" for p in plan.limit_problems)]
+    limits = plan.limits
+    any_limit = any(v is not None for v in (limits.total, limits.target, limits.judge))
+    lines: list[str] = []
+    high = plan.high
+    if limits.total is None:
+        lines.append(
+            "No total spending limit: the run continues until it finishes or the key runs out "
+            "of credit."
+        )
+    elif high is not None and high + plan.already_spent <= limits.total:
+        lines.append(f"Your limit of {format_money(limits.total)} covers even the high estimate.")
+    else:
+        again = "press Run again" if surface == "web" else "run the same command again"
+        lines.append(
+            f"When spending reaches {format_money(limits.total)} the run pauses and keeps every "
+            f"finished answer; {again} with a higher limit to carry on."
+        )
+    if any_limit:
+        lines.append(
+            "Questions already sent when a limit is reached still finish, so the final total "
+            "can go slightly over it."
+        )
+    return lines
+
+
+def _coverage_line(plan: BenchPlan) -> str:
+    benchmark = plan.benchmark
+    in_scope = benchmark.in_scope(plan.selection.scope)
+    everything = sum(len(t.items) for t in in_scope)
+    complete = plan.selected == everything and all(t.available for t in in_scope)
+    if complete:
+        text = "This is a complete run of the scope."
+        if any(t.region_specific for t in benchmark.tasks) and plan.selection.scope == "core":
+            text += " It leaves out the region-specific sets; add --scope paper to include them."
+        return text
+    return (
+        f"This is a partial run ({plan.selected:,} of {everything:,} questions in scope): its "
+        "scores cover only the questions that ran."
+    )
+
+
+__all__ = ["ROLE_WORDS", "estimate_lines"]

@@ -1,0 +1,217 @@
+"""The benchmark runner on the scripted model: scores, storage, resume, retries, limits."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sweepbench.bench.plan import Limits, Selection
+from sweepbench.bench.run import BenchRunner, RetryPolicy, prepare
+from sweepbench.bench.storage import BenchStore
+from sweepbench.errors import UserError
+from sweepbench.store import Store
+from tests.bench.helpers import toy_benchmark
+
+FAST = RetryPolicy(base_delay_s=0.001, max_delay_s=0.002, rate_limit_floor_s=0.001)
+VERDICT = '{"judge_result": "pass", "score": 0.9, "judge_reason": "clear"}'
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store.open(f"sqlite:///{tmp_path / 'bench.db'}")
+
+
+async def _run(store: Store, **kwargs: Any) -> Any:
+    options = {k: kwargs.pop(k) for k in ("concurrency", "retry", "accept_unpriced") if k in kwargs}
+    benchmark = kwargs.pop("benchmark", toy_benchmark(10))
+    prepared = prepare(benchmark, store, **kwargs)
+    runner = BenchRunner(prepared, store, retry=options.pop("retry", FAST), **options)
+    return await runner.run()
+
+
+async def test_scores_every_item_and_stores_it(store: Store) -> None:
+    outcome = await _run(store, model="scripted/echo?text=42")
+    assert outcome.status == "completed"
+    assert (outcome.scored, outcome.errors) == (10, 0)
+    rows = list(BenchStore(store).answers(outcome.run_id))
+    assert len(rows) == 10
+    passed = {r["key"]: r["passed"] for r in rows}
+    assert sum(passed.values()) == 5  # even rows expect 42, odd ones 41
+    assert all(r["answer"] == "42" and r["status"] == "scored" for r in rows)
+
+
+async def test_same_settings_resume_and_finished_run_is_not_redone(store: Store) -> None:
+    first = await _run(store, model="scripted/echo?text=42", selection=Selection(max_items=4))
+    assert first.scored == 4
+    again = prepare(
+        toy_benchmark(10), store, model="scripted/echo?text=42", selection=Selection(max_items=4)
+    )
+    assert again.previous is None and again.completed_match is not None  # a new run would start
+    wider = await _run(store, model="scripted/echo?text=42")
+    assert wider.run_id != first.run_id  # other settings, other run
+
+
+async def test_interrupted_run_resumes_where_it_stopped(store: Store) -> None:
+    prepared = prepare(toy_benchmark(40), store, model="scripted/echo?text=42&ttft=0.01")
+    runner = BenchRunner(prepared, store, concurrency=2, retry=FAST)
+    seen: list[int] = []
+
+    def stop_after_some(progress: Any) -> None:
+        seen.append(progress.done)
+        if progress.done == 6:
+            runner.stop()
+
+    runner.on_progress = stop_after_some
+    outcome = await runner.run()
+    assert outcome.status == "interrupted"
+    done = BenchStore(store).statuses(outcome.run_id)
+    assert 6 <= len(done) < 40
+    resumed = prepare(toy_benchmark(40), store, model="scripted/echo?text=42&ttft=0.01")
+    assert resumed.previous is not None and resumed.previous.id == outcome.run_id
+    assert len(resumed.plan.items) == 40 - len(done)
+    final = await BenchRunner(resumed, store, concurrency=4, retry=FAST).run()
+    assert final.run_id == outcome.run_id and final.status == "completed"
+    assert final.session_scored == 40 - len(done)
+    assert len(BenchStore(store).statuses(final.run_id)) == 40
+
+
+async def test_failures_are_kept_and_retry_failed_reruns_only_them(store: Store) -> None:
+    broken = await _run(store, model="scripted/echo?fail=500", selection=Selection(max_items=3))
+    assert broken.status == "completed_with_errors"
+    rows = list(BenchStore(store).answers(broken.run_id))
+    assert {r["error_type"] for r in rows} == {"provider_error"}
+    assert all(r["attempts"] == 3 for r in rows)  # retried, then recorded
+    nothing = prepare(toy_benchmark(10), store, model="scripted/echo?text=42", retry_failed=True)
+    assert nothing.plan.errors  # other settings: nothing to retry
+
+
+async def test_quota_error_interrupts_and_skips_the_rest(store: Store) -> None:
+    outcome = await _run(store, model="scripted/echo?fail=402", concurrency=1)
+    assert outcome.status == "interrupted"
+    assert outcome.reason == "the key ran out of credit"
+    assert BenchStore(store).statuses(outcome.run_id) == {}  # skipped, not failed
+
+
+async def test_rate_limit_retry_honours_retry_after(store: Store) -> None:
+    from sweepbench.errors import ErrorKind, ProviderError
+
+    policy = RetryPolicy(base_delay_s=0.1, max_delay_s=20, jitter=0.0)
+    import random
+
+    rng = random.Random(0)
+    hinted = ProviderError("slow down", kind=ErrorKind.RETRYABLE, provider="x", status=429,
+                           retry_after=7.5)  # fmt: skip
+    bare = ProviderError("slow down", kind=ErrorKind.RETRYABLE, provider="x", status=429)
+    other = ProviderError("boom", kind=ErrorKind.RETRYABLE, provider="x", status=500)
+    assert policy.delay(1, hinted, rng) == 7.5
+    assert policy.delay(1, bare, rng) == 60.0
+    assert policy.delay(3, other, rng) == pytest.approx(0.4)
+    jittered = RetryPolicy(base_delay_s=1, jitter=0.2)
+    delays = [jittered.delay(1, other, rng) for _ in range(200)]
+    assert 1.0 <= min(delays) and max(delays) <= 1.2 and len(set(delays)) > 100
+
+
+async def test_judge_grades_and_unparseable_verdict_is_a_failure(store: Store) -> None:
+    bench = toy_benchmark(2, judged=3)
+    ok = await _run(
+        store, benchmark=bench, model="scripted/echo?text=42",
+        judge=f"scripted/echo?text={VERDICT}",
+    )  # fmt: skip
+    assert ok.status == "completed"
+    judged = [r for r in BenchStore(store).answers(ok.run_id) if r["task"] == "explain"]
+    assert [r["result"] for r in judged] == ["pass"] * 3
+    assert all(r["judge"].startswith("scripted/echo") and r["score"] == 0.9 for r in judged)
+    bad = await _run(
+        store, benchmark=bench, model="scripted/echo?text=42", judge="scripted/echo?text=nonsense"
+    )
+    rows = [r for r in BenchStore(store).answers(bad.run_id) if r["task"] == "explain"]
+    assert {r["error_type"] for r in rows} == {"judge_unparseable"}
+    assert all(r["raw_judge"] == "nonsense" and r["answer"] == "42" for r in rows)
+    assert bad.status == "completed_with_errors"
+
+
+async def test_judge_is_required_when_judged_tasks_are_selected(store: Store) -> None:
+    prepared = prepare(toy_benchmark(2, judged=2), store, model="scripted/echo?text=42")
+    assert any("--judge" in e for e in prepared.plan.errors)
+    with pytest.raises(UserError, match="can't start"):
+        BenchRunner(prepared, store)
+
+
+async def test_spending_limit_pauses_and_keeps_answers(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a priced scripted model: $1,000 per 1M input tokens → each call costs a little
+    from sweepbench.bench import run as run_module
+    from sweepbench.money.prices import Cost
+
+    monkeypatch.setattr(run_module, "call_cost", lambda info, usage: Cost(Decimal("0.01"), "test"))
+    outcome = await _run(
+        store, model="scripted/echo?text=42", limits=Limits(total=Decimal("0.035")), concurrency=1
+    )
+    assert outcome.status == "paused_budget"
+    stored = BenchStore(store)
+    assert len(stored.statuses(outcome.run_id)) == 4  # 4 × $0.01 ≥ $0.035: the 5th is not sent
+    assert stored.spent(outcome.run_id) == {"target": Decimal("0.04")}
+    # raising the limit continues the same run
+    more = await _run(
+        store, model="scripted/echo?text=42", limits=Limits(total=Decimal("1")), concurrency=1
+    )
+    assert more.run_id == outcome.run_id and more.status == "completed"
+    assert len(stored.statuses(outcome.run_id)) == 10
+
+
+async def test_role_limit_for_the_judge(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sweepbench.bench import run as run_module
+    from sweepbench.money.prices import Cost
+
+    monkeypatch.setattr(run_module, "call_cost", lambda info, usage: Cost(Decimal("0.01"), "test"))
+    outcome = await _run(
+        store, benchmark=toy_benchmark(0, judged=5), model="scripted/echo?text=42",
+        judge=f"scripted/echo?text={VERDICT}", limits=Limits(judge=Decimal("0.02")),
+        concurrency=1,
+    )  # fmt: skip
+    assert outcome.status == "paused_budget"
+    rows = list(BenchStore(store).answers(outcome.run_id))
+    graded = [r for r in rows if r["status"] == "scored"]
+    waiting = [r for r in rows if r["error_type"] == "judge_not_run"]
+    assert len(graded) == 2 and len(waiting) == 1 and waiting[0]["answer"] == "42"
+
+
+async def test_fake_key_never_reaches_the_store_or_exports(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sentinel = "sentinel-KEY-0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", sentinel)
+    # the scripted model echoes the prompt; the error message of a failing call carries the key
+    from sweepbench.bench import run as run_module
+
+    real = run_module.BenchRunner._stream
+
+    async def leaky(self: Any, model: Any, request: Any, role: str, key: str) -> Any:
+        result = await real(self, model, request, role, key)
+        if key.endswith("-1"):
+            from sweepbench.errors import ErrorKind, ProviderError
+
+            result.stop_reason = "error"
+            result.error = ProviderError(f"bad key {sentinel}", kind=ErrorKind.BAD_REQUEST,
+                                         provider="openai")  # fmt: skip
+        return result
+
+    monkeypatch.setattr(run_module.BenchRunner, "_stream", leaky)
+    outcome = await _run(store, model="scripted/echo?text=42")
+    from sweepbench.bench.report import export_run
+
+    written = export_run(store, outcome.run_id, tmp_path / "export")
+    store.close()
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(p.name == "failures.jsonl" for p in files)
+    for path in files:
+        assert sentinel.encode() not in path.read_bytes(), path
+    failures = (tmp_path / "export" / "failures.jsonl").read_text()
+    assert "[redacted]" in failures
+    assert len(written) == 5
+    json.loads((tmp_path / "export" / "summary.json").read_text())
