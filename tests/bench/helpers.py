@@ -20,7 +20,8 @@ def exact_task(task_id: str, n: int, *, area: str = "math", answer: str = "42") 
         )
         for i in range(n)
     )
-    return Task(task_id, area, f"Task {task_id}", "auto", "exact", items, source_file=f"{task_id}.jsonl")
+    name = f"Task {task_id}"
+    return Task(task_id, area, name, "auto", "exact", items, source_file=f"{task_id}.jsonl")
 
 
 def judged_task(task_id: str, n: int, *, area: str = "talk") -> Task:

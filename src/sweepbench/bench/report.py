@@ -105,12 +105,14 @@ class RunReport:
         status = self.run.status
         return cast(Outcome, status if status in OUTCOMES else "interrupted")
 
-    def table(self) -> Table:
-        """Scores per area, task and skill with 95% intervals (0–100)."""
+    def table(self, *, skills: bool = False) -> Table:
+        """Scores per area and task (and skill, when ``skills``) with 95% intervals (0–100)."""
         table = Table(title=f"{self.benchmark.name} · {self.run.model} · {self.run.id}")
         for column in ("group", "name", "count", "mean score", "pass rate", "score", "95% range"):
             table.add_column(column, justify="left" if column in ("group", "name") else "right")
         for row in detailed_rows(self.summary):
+            if row.group == "Skill" and not skills:
+                continue
             ci = (
                 ""
                 if row.ci95_100 is None

@@ -41,7 +41,7 @@ from sweepbench.bench.storage import AnswerRow, BenchStore, RunRow, SpendLine
 from sweepbench.errors import ErrorKind, ProviderError, SweepbenchError, UserError
 from sweepbench.models.base import GenerateSettings, Message, Model, Request, Result
 from sweepbench.models.registry import resolve
-from sweepbench.money.prices import call_cost
+from sweepbench.money.prices import Price, price_for
 from sweepbench.settings import scrub, secret_values
 from sweepbench.store import Store
 
@@ -53,6 +53,9 @@ FORMAT_REMINDER = (
     "Your reply did not end with the required answer line. Reply again with only that final "
     "line, exactly in the requested format (for example ANSWER: B)."
 )
+WRITE_BATCH = 256
+"""Answers waiting to be written after which a worker lets the writer run (an instantly
+answering model never yields to the event loop on its own)."""
 EMPTY_REMINDER = "Your reply was empty. Answer the question, ending with the required answer line."
 
 
@@ -126,9 +129,8 @@ class PreparedRun:
 
     plan: BenchPlan
     previous: RunRow | None
-    """The unfinished run with the same settings that this run continues."""
-    completed_match: RunRow | None = None
-    """A completed run with the same settings (a new run starts; the estimate says so)."""
+    """The newest run with the same settings: this one continues it (when it completed,
+    nothing is left to run; ``--no-resume`` starts a new run)."""
     retry_failed: bool = False
     regrade: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Failed rows whose stored answer only needs grading again, by key."""
@@ -158,14 +160,16 @@ def prepare(
     if store is None or not (resume or retry_failed) or plan.errors:
         return PreparedRun(plan, None)
     runs = BenchStore(store)
-    previous = runs.resumable(plan.config.hash)
-    completed = None if previous else runs.resumable(plan.config.hash, include_completed=True)
+    previous = runs.resumable(plan.config.hash, include_completed=True)
     if previous is None:
         if retry_failed:
-            plan = replace(plan, items=(), errors=(*plan.errors, _nothing_to_retry(completed)))
-        return PreparedRun(plan, None, completed)
+            plan = replace(plan, items=(), errors=(*plan.errors, _nothing_to_retry(None)))
+        return PreparedRun(plan, None)
     statuses = runs.statuses(previous.id)
     failed = {k for k, s in statuses.items() if s == "failed"}
+    if retry_failed and not failed:
+        plan = replace(plan, items=(), errors=(*plan.errors, _nothing_to_retry(previous)))
+        return PreparedRun(plan, previous)
     if retry_failed:
         done = {i.key for i in benchmark_items(plan)} - failed
     else:
@@ -176,7 +180,7 @@ def prepare(
         for key, row in runs.failed_answers(previous.id).items()
         if row["error_type"] in JUDGE_ERRORS and row["answer"] is not None
     }
-    return PreparedRun(plan, previous, None, retry_failed, regrade)
+    return PreparedRun(plan, previous, retry_failed, regrade)
 
 
 def benchmark_items(plan: BenchPlan) -> list[Item]:
@@ -188,9 +192,9 @@ def benchmark_items(plan: BenchPlan) -> list[Item]:
     ).items)  # fmt: skip
 
 
-def _nothing_to_retry(completed: RunRow | None) -> str:
-    if completed is not None:
-        return f"run {completed.id} with these settings finished without errors: nothing to retry"
+def _nothing_to_retry(previous: RunRow | None) -> str:
+    if previous is not None:
+        return f"run {previous.id} with these settings has no errors: nothing to retry"
     return "no earlier run with these settings: nothing to retry (run it first)"
 
 
@@ -261,6 +265,8 @@ class BenchRunner:
         self._wake = asyncio.Event()
         self._models: dict[str, Model] = {}
         self._semaphores: dict[str, asyncio.Semaphore] = {}
+        self._prices: dict[str, Price | None] = {}
+        self._answer_settings = GenerateSettings(max_tokens=plan.config.max_tokens)
         previous = prepared.previous
         started = datetime.now(UTC)
         self.run_id = previous.id if previous else self._new_run_id(started)
@@ -315,6 +321,8 @@ class BenchRunner:
 
         async def worker() -> None:
             while (item := next_item()) is not None:
+                if len(self._pending_answers) >= WRITE_BATCH:
+                    await asyncio.sleep(0)  # let the writer take a batch while we go on
                 try:
                     await self._process(item)
                 except _Stop as stop:
@@ -439,7 +447,7 @@ class BenchRunner:
         messages = ((Message("system", item.system),) if item.system else ()) + (
             Message("user", item.prompt),
         )
-        request = Request(config.model, messages, GenerateSettings(max_tokens=config.max_tokens))
+        request = Request(config.model, messages, self._answer_settings)
         result, attempts = await self._call("target", request, item.key)
         answer = _from_result(result, attempts)
         if result.error is not None:
@@ -517,6 +525,8 @@ class BenchRunner:
 
     def _check_budget(self, role: str) -> None:
         limits = self._limits
+        if limits.total is None and limits.target is None and limits.judge is None:
+            return
         total = sum(self._spent.values(), Decimal(0))
         if limits.total is not None and total >= limits.total:
             raise _Stop("paused_budget", "the run reached its spending limit")
@@ -568,20 +578,27 @@ class BenchRunner:
         return result
 
     def _charge(self, model: Model, result: Result, role: str, key: str) -> None:
+        """Count a call's cost against its role (the provider's figure, else tokens × price)
+        and queue its spend line."""
         usage = result.usage
-        cost = call_cost(model.info, usage)
-        if cost.usd is None:
-            source = "unpriced"
+        usd: Decimal | None
+        if usage.cost_usd is not None:
+            usd, source = usage.cost_usd, "reported"
+        else:
+            if model.id not in self._prices:
+                self._prices[model.id] = price_for(model.info)
+            price = self._prices[model.id]
+            usd, source = (None, "unpriced") if price is None else (price.cost(usage), "computed")
+        if usd is None:
             self.progress.unpriced_calls += 1
         else:
-            source = "reported" if usage.cost_usd is not None else "computed"
-            self._spent[role] = self._spent.get(role, Decimal(0)) + cost.usd
-            self.progress.spent += cost.usd
+            self._spent[role] = self._spent.get(role, Decimal(0)) + usd
+            self.progress.spent += usd
             self.progress.spent_by_role[role] = self._spent[role]
-        if usage.input_tokens or usage.output_tokens or cost.usd:
+        if usd != 0:  # a $0 call (local, scripted) has no money to account for
             self._pending_spend.append(
                 SpendLine(key, role, model.id, usage.input_tokens, usage.output_tokens,
-                          usage.reasoning_tokens, cost.usd, source)
+                          usage.reasoning_tokens, usd, source)
             )  # fmt: skip
 
     # -- records -----------------------------------------------------------------------------

@@ -24,18 +24,17 @@ def estimate_lines(prepared: PreparedRun, *, surface: str = "cli") -> list[str]:
     lines.append(_coverage_line(plan))
     lines.extend(plan.notes)
     previous = prepared.previous
-    if previous is not None:
-        answered = plan.already_done
+    if previous is not None and not plan.items:
+        lines.append(
+            f"The run with these exact settings ({previous.id}) has answered every question: "
+            "nothing is left to run. Add --no-resume to start a new run."
+        )
+    elif previous is not None:
         again = "Running again" if surface == "web" else "This run"
         lines.append(
             f"An earlier run with these exact settings ({previous.id}) stopped after "
-            f"{answered:,} answers, having spent {format_money(plan.already_spent)}. "
+            f"{plan.already_done:,} answers, having spent {format_money(plan.already_spent)}. "
             f"{again} picks up where it left off."
-        )
-    elif prepared.completed_match is not None:
-        lines.append(
-            f"A run with these exact settings already finished ({prepared.completed_match.id}); "
-            "this starts a new one."
         )
     return lines
 

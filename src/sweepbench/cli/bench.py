@@ -419,7 +419,7 @@ def _run_with_progress(runner: BenchRunner, *, quiet: bool) -> Any:
         return asyncio.run(go())
 
 
-def _show(store: Store, run_id: str, *, as_json: bool) -> None:
+def _show(store: Store, run_id: str, *, as_json: bool, skills: bool = False) -> None:
     report = load_report(store, run_id)
     if as_json:
         typer.echo(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
@@ -429,7 +429,7 @@ def _show(store: Store, run_id: str, *, as_json: bool) -> None:
         reason=report.run.reason,
     )  # fmt: skip
     out.print(f"[bold]{heading}[/bold]  {body}", highlight=False)
-    out.print(report.table())
+    out.print(report.table(skills=skills))
     for line in report.footer_lines():
         out.print(line, highlight=False)
 
@@ -469,11 +469,12 @@ def runs_command(
 @bench.command("show")
 def show_command(
     run_id: Annotated[str, typer.Argument(help="A run id (or a unique prefix).")],
+    skills: Annotated[bool, typer.Option("--skills", help="Add a row per skill.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """A run's outcome and scores: per area and task, with 95% intervals."""
     with Store.open() as store:
-        _show(store, run_id, as_json=as_json)
+        _show(store, run_id, as_json=as_json, skills=skills)
 
 
 @bench.command("export")

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator
-from dataclasses import replace
 from pathlib import Path
 from urllib.parse import parse_qsl
 
@@ -164,25 +163,22 @@ class ScriptedModel(Model):
         plan: list[Event] = [ReasoningDelta(f"step{i + 1} ") for i in range(thinking)]
         plan += [TextDelta(word if i == 0 else " " + word) for i, word in enumerate(words)]
         delay = 1.0 / self.tps if self.tps > 0 else 0.0
+        count = reasoning = 0
         for count, event in enumerate(plan[:budget], start=1):
             if delay:
                 await asyncio.sleep(delay)
             elif count % 64 == 0:
                 await asyncio.sleep(0)  # stay cancellable on huge outputs
-            usage = replace(
-                usage,
-                output_tokens=count,
-                reasoning_tokens=usage.reasoning_tokens + isinstance(event, ReasoningDelta),
-            )
+            reasoning += isinstance(event, ReasoningDelta)
             yield event
             if self.disconnect_after is not None and count >= self.disconnect_after:
-                yield UsageEvent(usage)
+                yield UsageEvent(Usage(input_tokens, count, reasoning))
                 raise ProviderError(
                     f"scripted disconnect after {count} tokens",
                     kind=ErrorKind.RETRYABLE,
                     provider=self.provider,
                 )
-        yield UsageEvent(usage)
+        yield UsageEvent(Usage(input_tokens, count, reasoning))
         truncated = len(plan) > budget
         yield Finish(
             "max_tokens" if truncated else "end",
