@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncGenerator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from sweepbench.bench.items import Area, Benchmark, Item, Task
 from sweepbench.bench.plan import Limits, Selection
 from sweepbench.bench.run import BenchRunner, RetryPolicy, prepare
 from sweepbench.bench.storage import BenchStore
-from sweepbench.errors import UserError
-from sweepbench.models.base import Usage
+from sweepbench.errors import ProviderError, UserError
+from sweepbench.models.base import Event, Finish, Model, Request, TextDelta, Usage, UsageEvent
+from sweepbench.models.catalog import ModelInfo
 from sweepbench.money.prices import Price
 from sweepbench.store import Store
 from tests.bench.helpers import toy_benchmark
@@ -224,3 +227,91 @@ async def test_fake_key_never_reaches_the_store_or_exports(
     assert "[redacted]" in failures
     assert len(written) == 5
     json.loads((tmp_path / "export" / "summary.json").read_text())
+
+
+class _Replay(Model):
+    """A model that gives pre-set replies in turn and records what it was asked."""
+
+    provider = "scripted"
+
+    def __init__(self, replies: list[tuple[str, str] | ProviderError]) -> None:
+        super().__init__(ModelInfo(provider="scripted", name="replay"))
+        self.replies = replies
+        self.requests: list[Request] = []
+
+    async def _stream(self, request: Request, effort: str | None) -> AsyncGenerator[Event, None]:
+        self.requests.append(request)
+        reply = self.replies[min(len(self.requests), len(self.replies)) - 1]
+        if isinstance(reply, ProviderError):
+            raise reply
+        text, stop = reply
+        yield TextDelta(text)
+        yield UsageEvent(Usage(input_tokens=5, output_tokens=len(text.split())))
+        yield Finish(stop)  # type: ignore[arg-type]
+
+
+def _one_item_benchmark(scorer: str, prompt: str, reference: str, **options: Any) -> Benchmark:
+    item = Item("t.jsonl::1", "1", "t", "default", prompt, reference, {"choices": 4}, "t.jsonl", 1)
+    task = Task("t", "a", "T", "auto", scorer, (item,), options=options)
+    return Benchmark("one", "One", (Area("a", "A", (task,)),), version="1")
+
+
+async def _run_replay(store: Store, benchmark: Benchmark, fake: _Replay) -> dict[str, Any]:
+    prepared = prepare(benchmark, store, model="scripted/echo", max_tokens=300)
+    runner = BenchRunner(prepared, store, retry=FAST)
+    runner._model("scripted/echo")  # create its semaphore, then swap in the fake
+    runner._models["scripted/echo"] = fake
+    outcome = await runner.run()
+    (row,) = BenchStore(store).answers(outcome.run_id)
+    return row
+
+
+async def test_choice_answer_without_a_letter_gets_one_reminder(store: Store) -> None:
+    fake = _Replay([("I think it is B", "end"), ("ANSWER: B", "end")])
+    row = await _run_replay(store, _one_item_benchmark("choice", "Pick: A) x B) y", "B"), fake)
+    assert (row["passed"], row["attempts"], row["answer"]) == (True, 2, "ANSWER: B")
+    second = fake.requests[1].messages
+    assert [m.role for m in second] == ["user", "assistant", "user"]
+    assert second[1].content == "I think it is B" and "final line" in second[2].content
+    assert row["output_tokens"] == 5 + 2  # both tries are counted
+
+
+async def test_choice_answer_cut_by_the_limit_gets_the_concise_prompt(store: Store) -> None:
+    fake = _Replay([("Let me think about x and y at length", "max_tokens"), ("C", "end")])
+    row = await _run_replay(store, _one_item_benchmark("choice", "Pick: A) x B) y", "B"), fake)
+    concise = fake.requests[1]
+    assert len(concise.messages) == 1 and concise.settings.max_tokens == 64
+    assert concise.messages[0].content.endswith("Reply with only the final line: ANSWER: [LETTER]")
+    assert "(ABCD)" in concise.messages[0].content
+    assert (row["answer"], row["passed"]) == ("C", False)
+
+
+async def test_choice_answer_still_without_a_letter_is_scored_and_marked(store: Store) -> None:
+    fake = _Replay([("maybe", "end"), ("still unsure", "end")])
+    row = await _run_replay(store, _one_item_benchmark("choice", "Pick: A) x B) y", "B"), fake)
+    assert row["status"] == "scored" and row["passed"] is False and row["attempts"] == 2
+    assert row["score_metadata"]["format_valid"] is False
+    assert row["answer"] == "maybe"  # the first answer is the one scored
+
+
+async def test_math_answer_cut_by_the_limit_is_asked_for_the_boxed_answer(store: Store) -> None:
+    prompt = "Let's think step by step. What is 6 times 7? Put the answer in \\boxed{}."
+    fake = _Replay([("First, six sevens are", "max_tokens"), ("\\boxed{42}", "end")])
+    row = await _run_replay(store, _one_item_benchmark("math", prompt, "42"), fake)
+    retry = fake.requests[1]
+    assert "step by step" not in retry.messages[0].content
+    assert "Skip the reasoning" in retry.messages[0].content
+    assert retry.settings.max_tokens == 300  # the base, below 512
+    assert (row["passed"], row["attempts"]) == (True, 2)
+
+
+async def test_upstream_content_filter_is_an_answer_not_an_error(store: Store) -> None:
+    from sweepbench.errors import ErrorKind
+
+    blocked = ProviderError(
+        "content_filter: the prompt was blocked", kind=ErrorKind.BAD_REQUEST,
+        provider="openai", status=400,
+    )  # fmt: skip
+    row = await _run_replay(store, _one_item_benchmark("exact", "Say 42", "42"), _Replay([blocked]))
+    assert row["status"] == "scored" and row["passed"] is False
+    assert row["answer"].startswith("[UPSTREAM_FILTERED:content_filter] content_filter: the")

@@ -148,6 +148,8 @@ class BenchPlan:
     already_spent: Decimal = Decimal(0)
     counts: Mapping[str, int] = field(default_factory=dict)
     """Items still to run per task id."""
+    selected_keys: tuple[str, ...] = ()
+    """The keys of every selected item (done ones included)."""
 
     @property
     def ok(self) -> bool:
@@ -404,6 +406,7 @@ def build_plan(
         already_done=len(items) - len(pending),
         already_spent=already_spent,
         counts=dict(counts),
+        selected_keys=tuple(i.key for i in items),
     )
 
 

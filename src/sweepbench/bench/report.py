@@ -12,7 +12,7 @@ from typing import Any, cast
 from rich.table import Table
 
 from sweepbench.bench.catalog import load_benchmark
-from sweepbench.bench.items import Area, Benchmark, Scope, Task
+from sweepbench.bench.items import Area, Benchmark, Item, Scope, Task
 from sweepbench.bench.results import (
     Outcome,
     ScoredAnswer,
@@ -221,6 +221,18 @@ def _jsonl(path: Path, rows: Iterable[dict[str, Any]], secrets: list[str]) -> No
             handle.write(scrub(text, secrets) + "\n")
 
 
+def _with_question(row: dict[str, Any], items: dict[str, Item]) -> dict[str, Any]:
+    """An answer row with the question it answers (prompt, reference, source file and row),
+    when the benchmark's data could be reloaded."""
+    item = items.get(row["key"])
+    if item is None:
+        return row
+    return {
+        **row, "source_file": item.source_file, "source_row": item.row,
+        "prompt": item.prompt, "reference": item.reference,
+    }  # fmt: skip
+
+
 def export_run(store: Store, run_id: str, directory: Path) -> list[Path]:
     """Write ``answers.jsonl`` (scored), ``failures.jsonl``, ``spend.jsonl``,
     ``summary.csv`` and ``summary.json`` into ``directory``; every file passes the key
@@ -239,7 +251,8 @@ def export_run(store: Store, run_id: str, directory: Path) -> list[Path]:
         for name in ("answers.jsonl", "failures.jsonl", "spend.jsonl", "summary.csv",
                      "summary.json")
     }  # fmt: skip
-    rows = list(runs.answers(report.run.id))
+    items = {i.key: i for t in report.benchmark.tasks for i in t.items}
+    rows = [_with_question(row, items) for row in runs.answers(report.run.id)]
     base = {"run_id": report.run.id, "model": report.run.model}
     _jsonl(
         paths["answers.jsonl"], ({**base, **r} for r in rows if r["status"] == "scored"), secrets

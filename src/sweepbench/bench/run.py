@@ -21,9 +21,9 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -53,7 +53,7 @@ FORMAT_REMINDER = (
     "Your reply did not end with the required answer line. Reply again with only that final "
     "line, exactly in the requested format (for example ANSWER: B)."
 )
-WRITE_BATCH = 256
+WRITE_BATCH = 512
 """Answers waiting to be written after which a worker lets the writer run (an instantly
 answering model never yields to the event loop on its own)."""
 EMPTY_REMINDER = "Your reply was empty. Answer the question, ending with the required answer line."
@@ -171,7 +171,7 @@ def prepare(
         plan = replace(plan, items=(), errors=(*plan.errors, _nothing_to_retry(previous)))
         return PreparedRun(plan, previous)
     if retry_failed:
-        done = {i.key for i in benchmark_items(plan)} - failed
+        done = set(plan.selected_keys) - failed
     else:
         done = {k for k, s in statuses.items() if s == "scored"}
     plan = build_plan(benchmark, done=done, spent=runs.spent(previous.id), **kwargs)
@@ -181,15 +181,6 @@ def prepare(
         if row["error_type"] in JUDGE_ERRORS and row["answer"] is not None
     }
     return PreparedRun(plan, previous, retry_failed, regrade)
-
-
-def benchmark_items(plan: BenchPlan) -> list[Item]:
-    """Every item the plan's selection covers (done ones included)."""
-    return list(build_plan(
-        plan.benchmark, model=plan.config.model, judge=plan.config.judge,
-        decision_judge=plan.config.decision_judge, selection=plan.selection,
-        max_tokens=plan.config.max_tokens,
-    ).items)  # fmt: skip
 
 
 def _nothing_to_retry(previous: RunRow | None) -> str:
@@ -218,6 +209,14 @@ class _Answer:
     latency_ms: int = 0
     error: ProviderError | None = None
     format_valid: bool = True
+
+    def after(self, first: _Answer) -> _Answer:
+        """This (second) answer, counting the tokens and time of the first try too."""
+        self.input_tokens += first.input_tokens
+        self.output_tokens += first.output_tokens
+        self.reasoning_tokens += first.reasoning_tokens
+        self.latency_ms += first.latency_ms
+        return self
 
 
 class BenchRunner:
@@ -442,7 +441,8 @@ class BenchRunner:
         self._queue(self._scored(item, answer, score, judge=None))
 
     async def _answer(self, task: Task, item: Item) -> _Answer:
-        """Ask the model under test, with retries and one format reminder for choice tasks."""
+        """Ask the model under test (with retries), then once more where spec §10.3 says so:
+        a choice answer without a letter, or a math answer cut by the length limit."""
         config = self.plan.config
         messages = ((Message("system", item.system),) if item.system else ()) + (
             Message("user", item.prompt),
@@ -450,27 +450,18 @@ class BenchRunner:
         request = Request(config.model, messages, self._answer_settings)
         result, attempts = await self._call("target", request, item.key)
         answer = _from_result(result, attempts)
-        if result.error is not None:
+        if answer.error is not None:
             return answer
         check = format_checker(task, item)
         if check is not None and not check(result.text):
             answer.format_valid = False
-            reminder = EMPTY_REMINDER if not result.text.strip() else FORMAT_REMINDER
-            follow = messages
-            if result.text.strip():
-                follow += (Message("assistant", result.text),)
-            follow += (Message("user", reminder),)
-            max_tokens = 64 if result.stop_reason == "max_tokens" else config.max_tokens
-            retry = Request(config.model, follow, GenerateSettings(max_tokens=max_tokens))
-            second, more = await self._call("target", retry, item.key)
-            if second.error is None and check(second.text):
-                combined = _from_result(second, attempts + more)
-                combined.input_tokens += answer.input_tokens
-                combined.output_tokens += answer.output_tokens
-                combined.reasoning_tokens += answer.reasoning_tokens
-                combined.latency_ms += answer.latency_ms
-                return combined
-            answer.attempts += more
+        second = _second_try(task, item, messages, result, config.max_tokens, check)
+        if second is None:
+            return answer
+        retried, more = await self._call("target", second, item.key)
+        if retried.error is None and (check is None or check(retried.text)):
+            return _from_result(retried, attempts + more).after(answer)
+        answer.attempts += more
         return answer
 
     async def _judge(self, task: Task, item: Item, answer: _Answer) -> None:
@@ -560,17 +551,19 @@ class BenchRunner:
             await asyncio.sleep(self.retry.delay(attempt, error, self._rng))
 
     async def _stream(self, model: Model, request: Request, role: str, key: str) -> Result:
-        result = Result(model.id)
+        result = Result(request.model)
         started = time.perf_counter()
+        events = model.stream(request)
         try:
-            async with contextlib.aclosing(model.stream(request)) as events:
-                async for event in events:
-                    result.add(event, started)
+            async for event in events:
+                result.add(event, started)
         except asyncio.CancelledError:
             result.stop_reason = "cancelled"
             result.estimate_missing_usage(request)
             self._charge(model, result, role, key)  # billed tokens of a stopped call count
             raise
+        finally:
+            await events.aclose()  # closes the provider connection at once, not at GC time
         result.wall_s = time.perf_counter() - started
         if result.stop_reason == "error":
             result.estimate_missing_usage(request)
@@ -657,14 +650,17 @@ class BenchRunner:
     _writer_done = False
 
     async def _writer(self) -> None:
-        """Write whatever finished, one transaction at a time, off the event loop."""
+        """Write whatever finished, one transaction at a time. On the event loop's own thread:
+        a batch takes milliseconds, and a writer thread competing with busy workers for the
+        GIL was measured ~50× slower per row (it waits for the GIL after every row)."""
         while True:
             await self._wake.wait()
             self._wake.clear()
             if self._pending_answers or self._pending_spend:
                 answers, spend = self._pending_answers, self._pending_spend
                 self._pending_answers, self._pending_spend = [], []
-                await asyncio.to_thread(self.runs.write, self.run_id, answers, spend)
+                self.runs.write(self.run_id, answers, spend)
+                await asyncio.sleep(0)  # workers go on between batches
             if self._writer_done and not self._pending_answers and not self._pending_spend:
                 return
 
@@ -675,17 +671,100 @@ class BenchRunner:
 
 
 def _from_result(result: Result, attempts: int) -> _Answer:
+    """The answer a call gave. A provider's content filter refusing the prompt is an answer
+    (``[UPSTREAM_FILTERED:<code>] <message>``, scored like any other, usually a fail), not an
+    error: it says something about the model as deployed (spec §10.2)."""
     usage = result.usage
+    error = result.error if result.stop_reason == "error" else None
+    text = result.text
+    code = None if error is None else _filter_code(error)
+    if error is not None and code is not None:
+        text, error = f"[UPSTREAM_FILTERED:{code}] {error.args[0]}", None
     return _Answer(
-        text=result.text,
-        stop_reason=result.stop_reason,
+        text=text,
+        stop_reason=result.stop_reason if code is None else "refusal",
         attempts=attempts,
         input_tokens=usage.input_tokens,
         output_tokens=usage.output_tokens,
         reasoning_tokens=usage.reasoning_tokens,
         latency_ms=int(result.wall_s * 1000),
-        error=result.error if result.stop_reason == "error" else None,
+        error=error,
     )
+
+
+_FILTER_CODES = re.compile(
+    r"content[_ ]filter|invalid_prompt|data_inspection_failed|content_policy|"
+    r"risky|inappropriate content|sensitive",
+    re.IGNORECASE,
+)
+
+
+def _filter_code(error: ProviderError) -> str | None:
+    """The content-filter code of a 400/403 that refused the prompt itself, else None."""
+    if error.status not in (400, 403):
+        return None
+    found = _FILTER_CODES.search(str(error.args[0]))
+    return None if found is None else found.group(0).lower().replace(" ", "_")
+
+
+_STEP_BY_STEP = re.compile(
+    r"(?:let'?s |please )?think step[- ]by[- ]step[,.:]?\s*|一步一步地?思考[，。]?", re.IGNORECASE
+)
+CONCISE_CHOICE = {
+    "en": "Answer with exactly one uppercase option letter ({letters}). Reply with only the "
+    "final line: ANSWER: [LETTER]",
+    "zh": "请只用一个大写选项字母（{letters}）作答。只输出最后一行：答案：[LETTER]",
+}
+MATH_FINAL = (
+    "Skip the reasoning. Output only the final answer, in \\boxed{}, for example \\boxed{42}."
+)
+CONCISE_TOKENS = 64
+MATH_RETRY_TOKENS = 512
+
+
+def _second_try(
+    task: Task,
+    item: Item,
+    messages: tuple[Message, ...],
+    result: Result,
+    max_tokens: int,
+    check: Callable[[str], bool] | None,
+) -> Request | None:
+    """The one extra request of spec §10.3, or None:
+
+    - a choice answer without an extractable letter: cut by the length limit (with text, or
+      after ≥ 512 reasoning tokens) → a concise prompt asking only for the letter (64 tokens);
+      otherwise → the conversation so far plus a reminder of the required final line;
+    - a math or AIME answer cut by the length limit → the prompt without "think step by step",
+      asking only for the boxed answer (at most 512 tokens)."""
+    model = result.model
+    cut = result.stop_reason == "max_tokens"
+    system = tuple(m for m in messages if m.role == "system")
+    if check is not None and not check(result.text):
+        if cut and (result.text.strip() or result.usage.reasoning_tokens >= 512):
+            choices = int(item.metadata.get("choices") or task.options.get("choices") or 4)
+            letters = "".join(chr(ord("A") + i) for i in range(choices))
+            language = "zh" if str(task.options.get("prefixes", "en")) == "zh" else "en"
+            prompt = f"{item.prompt}\n\n{CONCISE_CHOICE[language].format(letters=letters)}"
+            return Request(
+                model,
+                (*system, Message("user", prompt)),
+                GenerateSettings(max_tokens=CONCISE_TOKENS),
+            )
+        reminder = EMPTY_REMINDER if not result.text.strip() else FORMAT_REMINDER
+        follow = messages
+        if result.text.strip():
+            follow += (Message("assistant", result.text),)
+        return Request(
+            model, (*follow, Message("user", reminder)), GenerateSettings(max_tokens=max_tokens)
+        )
+    if task.scorer in ("math", "aime") and cut:
+        prompt = _STEP_BY_STEP.sub("", item.prompt).strip() + "\n\n" + MATH_FINAL
+        budget = min(max_tokens, MATH_RETRY_TOKENS)
+        return Request(
+            model, (*system, Message("user", prompt)), GenerateSettings(max_tokens=budget)
+        )
+    return None
 
 
 def _error_type(error: ProviderError) -> str:

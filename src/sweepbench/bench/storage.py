@@ -1,8 +1,11 @@
 """Benchmark runs in the store: the run row, one answer row per item, and the spend lines.
 
-Answers and spend are written together in one transaction per batch (:meth:`BenchStore.write`),
-so an answer is never stored without its cost, nor a cost without its answer. A retried item's
-row is replaced (its key is the primary key within a run), so an item is never stored twice.
+Answers and spend lines are written in one transaction per batch (:meth:`BenchStore.write`):
+an answer is never stored without the cost of the calls that made it. The reverse can happen:
+a call's cost is queued as soon as the call ends, so a crash (or a Stop) between a judged
+item's answer and its grade keeps the answer's cost line without the answer; the resumed run
+asks again and that second call is counted too — it was paid for. A retried item's row is
+replaced (its key is the primary key within a run), so an item is never stored twice.
 """
 
 from __future__ import annotations
@@ -60,6 +63,16 @@ class AnswerRow:
     reasoning_tokens: int = 0
     latency_ms: int | None = None
 
+    def row(self, run_id: str, stamp: Any) -> tuple[Any, ...]:
+        """The row as a tuple in the table's column order (the SQLite fast path)."""
+        meta = None if self.score_metadata is None else _json(self.score_metadata)
+        return (
+            run_id, self.key, self.task, self.dimension, self.status, self.answer,
+            self.stop_reason, self.score, self.passed, self.result, self.reason, self.judge,
+            meta, self.error_type, self.error, self.raw_judge, self.attempts, self.input_tokens,
+            self.output_tokens, self.reasoning_tokens, self.latency_ms, stamp,
+        )  # fmt: skip
+
     def values(self, run_id: str, now: datetime) -> dict[str, Any]:
         """The row as stored."""
         row = {k: v for k, v in self.__dict__.items()}
@@ -80,6 +93,16 @@ class SpendLine:
     usd: Decimal | None
     source: str
     """``reported`` (the provider's own figure), ``computed`` (tokens × price) or ``unpriced``."""
+
+    def values(self, run_id: str, at: Any) -> dict[str, Any]:
+        """The row as stored, in the table's column order (money in micro-dollars)."""
+        micro = None if self.usd is None else usd_to_micro(self.usd, up=True)
+        return {
+            "run_id": run_id, "key": self.key, "role": self.role, "model": self.model,
+            "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+            "reasoning_tokens": self.reasoning_tokens, "micro_usd": micro,
+            "source": self.source, "at": at,
+        }  # fmt: skip
 
 
 @dataclass
@@ -243,6 +266,7 @@ class BenchStore:
 
 
 _ANSWER_COLUMNS = [c.name for c in bench_answers.columns]
+assert _ANSWER_COLUMNS[:2] == ["run_id", "key"] and _ANSWER_COLUMNS[-1] == "updated_at"
 _SPEND_COLUMNS = [c.name for c in bench_spend.columns if c.name != "id"]
 _UPSERT_SQLITE = (
     f"INSERT INTO bench_answers ({', '.join(_ANSWER_COLUMNS)}) "
@@ -256,10 +280,6 @@ _SPEND_SQLITE = (
 )
 
 
-def _spend_micro(line: SpendLine) -> int | None:
-    return None if line.usd is None else usd_to_micro(line.usd, up=True)
-
-
 def _write_sqlite(
     conn: Connection,
     run_id: str,
@@ -267,25 +287,20 @@ def _write_sqlite(
     answers: Sequence[AnswerRow],
     spend: Sequence[SpendLine],
 ) -> None:
-    """The fast path: plain ``executemany`` of tuples (thousands of rows a second matter
-    when a scripted or local model answers instantly). Same rows as the portable path."""
+    """The fast path: the driver's own ``executemany`` over tuples, inside the transaction
+    SQLAlchemy opened (thousands of rows a second matter when a scripted or local model
+    answers instantly). Writes exactly the rows of the portable path."""
     stamp = now.isoformat(timespec="microseconds")  # UtcDateTime's SQLite form
-    if answers:
-        rows = []
-        for a in answers:
-            values = a.values(run_id, now)
-            values["updated_at"] = stamp
-            rows.append(tuple(values[c] for c in _ANSWER_COLUMNS))
-        conn.exec_driver_sql(_UPSERT_SQLITE, rows)
-    if spend:
-        conn.exec_driver_sql(
-            _SPEND_SQLITE,
-            [
-                (run_id, s.key, s.role, s.model, s.input_tokens, s.output_tokens,
-                 s.reasoning_tokens, _spend_micro(s), s.source, stamp)
-                for s in spend
-            ],
-        )  # fmt: skip
+    cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    try:
+        if answers:
+            cursor.executemany(_UPSERT_SQLITE, [a.row(run_id, stamp) for a in answers])
+        if spend:
+            cursor.executemany(
+                _SPEND_SQLITE, [tuple(s.values(run_id, stamp).values()) for s in spend]
+            )
+    finally:
+        cursor.close()
 
 
 def _write_portable(
@@ -304,11 +319,4 @@ def _write_portable(
             insert.on_conflict_do_update(index_elements=["run_id", "key"], set_=update), rows
         )
     if spend:
-        conn.execute(
-            bench_spend.insert(),
-            [
-                {**{k: v for k, v in s.__dict__.items() if k != "usd"}, "run_id": run_id,
-                 "micro_usd": _spend_micro(s), "at": now}
-                for s in spend
-            ],
-        )  # fmt: skip
+        conn.execute(bench_spend.insert(), [s.values(run_id, now) for s in spend])

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from sweepbench.calls import Call
@@ -20,6 +21,7 @@ from sweepbench.errors import ProviderError, SweepbenchError, UserError
 from sweepbench.models import ModelInfo, Request, TextDelta, listed_models, resolve
 from sweepbench.models.registry import provider_status, providers
 from sweepbench.money.prices import Price, format_usd, price_for
+from sweepbench.settings import scrub
 from sweepbench.store import Store
 
 app = typer.Typer(
@@ -215,11 +217,11 @@ def main() -> None:
     try:
         app()
     except UserError as exc:
-        err.print(f"[red]error:[/red] {exc}")
+        err.print(f"[red]error:[/red] {escape(scrub(str(exc)))}")
         raise SystemExit(2) from None
     except ProviderError as exc:
-        err.print(f"[red]provider error:[/red] {exc}")
+        err.print(f"[red]provider error:[/red] {escape(scrub(str(exc)))}")
         raise SystemExit(1) from None
     except SweepbenchError as exc:
-        err.print(f"[red]error:[/red] {exc}")
+        err.print(f"[red]error:[/red] {escape(scrub(str(exc)))}")
         raise SystemExit(1) from None

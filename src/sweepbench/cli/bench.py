@@ -452,16 +452,18 @@ def runs_command(
             for r, st in summaries
         ], indent=2))  # fmt: skip
         return
-    table = Table(title="Benchmark runs")
-    for column in ("run", "updated (UTC)", "benchmark", "model", "judge", "status", "scored"):
-        table.add_column(column)
+    table = Table(title="Benchmark runs (sweepbench bench show RUN for the scores)")
+    # the id is what `bench show` takes, and it names the model: never cut it
+    table.add_column("run", no_wrap=True)
+    for column in ("status", "scored", "updated (UTC)"):
+        table.add_column(column, justify="right" if column == "scored" else "left")
     for row, statuses in summaries:
         scored = sum(1 for s in statuses.values() if s == "scored")
         failed = len(statuses) - scored
         table.add_row(
-            row.id, row.updated_at.strftime("%Y-%m-%d %H:%M"), row.benchmark, row.model,
-            row.judge or "–", row.status,
+            row.id, row.status.replace("_", " "),
             f"{scored:,}/{row.items:,}" + (f" ({failed} errors)" if failed else ""),
+            row.updated_at.strftime("%Y-%m-%d %H:%M"),
         )  # fmt: skip
     out.print(table)
 

@@ -215,6 +215,7 @@ bench_runs = sa.Table(
     sa.Column("updated_at", UtcDateTime, nullable=False),
     sa.Column("items", sa.Integer, nullable=False),
     sa.Column("settings", sa.Text, nullable=False),
+    sa.Index("ix_bench_runs_hash", "config_hash"),
 )
 
 bench_answers = sa.Table(
@@ -258,4 +259,5 @@ bench_spend = sa.Table(
     sa.Column("micro_usd", sa.BigInteger, nullable=True),  # None: the model has no price
     sa.Column("source", sa.String(20), nullable=False),  # reported | computed | unpriced
     sa.Column("at", UtcDateTime, nullable=False),
+    sa.Index("ix_bench_spend_run", "run_id"),
 )

@@ -197,7 +197,7 @@ def load_declared(path: Path) -> Benchmark:
         description=declaration.description,
         version=digest.hexdigest()[:12],
         overall=declaration.overall,
-        source=str(path),
+        source=str(path.resolve()),
     )
 
 

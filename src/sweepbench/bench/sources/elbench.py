@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 
 from sweepbench.bench.items import Area, Benchmark, Grading, Item, JudgeSpec, LoadProblem, Task
+from sweepbench.bench.scoring.mathanswer import aime_reference
 from sweepbench.bench.sources import elbench_prompts as prompts
 from sweepbench.bench.sources.records import Record, iter_records
 from sweepbench.errors import DataError, UserError
@@ -662,7 +663,7 @@ def load_aime_row(ctx: RowContext, record: Mapping[str, Any], row: int) -> Item:
         row,
         dimension="default",
         prompt=_first_message(record),
-        reference=prompts.aime_reference(_target(record)),
+        reference=aime_reference(_target(record)),
         metadata={},
     )
 

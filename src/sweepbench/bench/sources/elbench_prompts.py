@@ -99,32 +99,6 @@ def stringify(value: Any) -> str:
     return str(value)
 
 
-def boxed_content(text: str) -> str | None:
-    """The content of the last brace-balanced ``\\boxed{…}`` in ``text``; None when there is
-    none or its braces do not close."""
-    start = text.rfind("\\boxed{")
-    if start < 0:
-        return None
-    depth = 0
-    opened = start + len("\\boxed{") - 1
-    for index in range(opened, len(text)):
-        char = text[index]
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return text[opened + 1 : index].strip()
-    return None
-
-
-def aime_reference(target: str) -> str:
-    """An AIME answer key: the content of ``\\boxed{}`` when the target has one, else the
-    stripped target (no last-number fallback; spec §13)."""
-    boxed = boxed_content(target)
-    return boxed if boxed is not None else target.strip()
-
-
 def slug(text: str) -> str:
     """Lower-case ASCII letters and digits joined by "_" ("Level 2" → "level_2"); "default"
     when nothing is left (a non-Latin subject name)."""
