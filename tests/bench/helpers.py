@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from sweepbench.bench.items import Area, Benchmark, Item, JudgeSpec, Task
 
 
@@ -46,3 +49,15 @@ def toy_benchmark(n: int = 10, *, judged: int = 0) -> Benchmark:
     if judged:
         areas.append(Area("talk", "Talk", (judged_task("explain", judged),)))
     return Benchmark("toy", "Toy", tuple(areas), version="v1", source="tests")
+
+
+def elbench_root() -> Path:
+    """The reference copy of ELBench's data (never part of the project):
+    ``$SWEEPBENCH_ELBENCH_DATA``, else ``shared/data/elbench/benchmark_root`` beside the
+    checkout, else the work folder's copy (so a CI clone elsewhere still finds it). Tests skip
+    when none exists."""
+    env = os.environ.get("SWEEPBENCH_ELBENCH_DATA")
+    candidates = [Path(env)] if env else []
+    tail = Path("shared", "data", "elbench", "benchmark_root")
+    candidates += [Path(__file__).resolve().parents[2].parent / tail, Path("/work") / tail]
+    return next((p for p in candidates if p.is_dir()), candidates[0])

@@ -315,3 +315,48 @@ async def test_upstream_content_filter_is_an_answer_not_an_error(store: Store) -
     row = await _run_replay(store, _one_item_benchmark("exact", "Say 42", "42"), _Replay([blocked]))
     assert row["status"] == "scored" and row["passed"] is False
     assert row["answer"].startswith("[UPSTREAM_FILTERED:content_filter] content_filter: the")
+
+
+async def test_verdict_only_judge(store: Store) -> None:
+    outcome = await _run(
+        store, benchmark=toy_benchmark(0, judged=3), model="scripted/echo?text=42",
+        judge="scripted/echo?text=pass", decision_judge=True,
+    )  # fmt: skip
+    rows = list(BenchStore(store).answers(outcome.run_id))
+    assert [(r["result"], r["score"], r["reason"]) for r in rows] == [("pass", 1.0, "")] * 3
+    prepared = prepare(toy_benchmark(0, judged=3), store, model="scripted/echo?text=42",
+                       judge="scripted/echo?text=pass", decision_judge=False)  # fmt: skip
+    assert prepared.plan.config.hash != outcome_hash(store, outcome.run_id)  # another board
+
+
+def outcome_hash(store: Store, run_id: str) -> str:
+    run = BenchStore(store).run(run_id)
+    assert run is not None
+    return run.config_hash
+
+
+async def test_calls_in_flight_never_exceed_the_concurrency(store: Store) -> None:
+    in_flight = peak = 0
+    from sweepbench.bench import run as run_module
+
+    real = run_module.BenchRunner._stream
+
+    async def counting(self: Any, *args: Any) -> Any:
+        nonlocal in_flight, peak
+        in_flight += 1
+        peak = max(peak, in_flight)
+        try:
+            return await real(self, *args)
+        finally:
+            in_flight -= 1
+
+    run_module.BenchRunner._stream = counting  # type: ignore[method-assign]
+    try:
+        outcome = await _run(
+            store, benchmark=toy_benchmark(30, judged=30), model="scripted/echo?text=42&ttft=0.01",
+            judge=f"scripted/echo?ttft=0.01&text={VERDICT}", concurrency=3,
+        )  # fmt: skip
+    finally:
+        run_module.BenchRunner._stream = real  # type: ignore[method-assign]
+    assert outcome.status == "completed"
+    assert peak == 3  # target and judge share the scripted provider's allowance

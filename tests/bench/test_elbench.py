@@ -15,8 +15,9 @@ from sweepbench.bench.items import Benchmark, Task
 from sweepbench.bench.sources import elbench_prompts as prompts
 from sweepbench.bench.sources.elbench import load_elbench, load_registry
 from sweepbench.errors import UserError
+from tests.bench.helpers import elbench_root
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "elbench" / "benchmark_root"
+DATA = elbench_root()
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="the ELBench reference data is absent")
 
 EXPECTED_COUNTS = {

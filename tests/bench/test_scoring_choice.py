@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -18,8 +17,9 @@ from sweepbench.bench.scoring.choice import (
 )
 from sweepbench.bench.scoring.option_set import letter_set, score_option_set
 from sweepbench.errors import DataError
+from tests.bench.helpers import elbench_root
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "elbench" / "benchmark_root"
+DATA = elbench_root()
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,10 +24,9 @@ from sweepbench.bench.scoring.ifeval.text_utils import (
     word_tokens,
 )
 from sweepbench.errors import DataError
+from tests.bench.helpers import elbench_root
 
-ELBENCH_ROOT = (
-    Path(__file__).resolve().parents[2].parent / "shared" / "data" / "elbench" / "benchmark_root"
-)
+ELBENCH_ROOT = elbench_root()
 IFEVAL_FILE = ELBENCH_ROOT / "通用" / "ifeval_sampled.jsonl"
 
 ENGLISH_LOWER = "the weather is lovely today and we are going to walk in the park together."

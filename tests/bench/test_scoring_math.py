@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,8 +18,9 @@ from sweepbench.bench.scoring.mathanswer import (
     score_aime,
     score_math,
 )
+from tests.bench.helpers import elbench_root
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "elbench" / "benchmark_root"
+DATA = elbench_root()
 
 
 def _rows(name: str) -> list[dict[str, Any]]:

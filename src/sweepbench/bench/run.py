@@ -1,7 +1,8 @@
 """The benchmark runner: answer every planned item, score it, store it as it completes.
 
-- **Concurrency**: a fixed pool of workers takes items in order; calls to each model (the model
-  under test, the judge) are limited by that model's own semaphore.
+- **Concurrency**: a fixed pool of workers takes items in order; at most ``concurrency`` calls
+  are in flight to each provider and to each model (the model under test and the judge share
+  their provider's allowance when they share a provider).
 - **Retries**: exponential backoff with jitter, at least the provider's ``retry-after`` (spec
   §10.2); a choice answer without an extractable letter gets one format reminder (§10.3).
 - **Money**: each run has its own limits, in total and per role (spec §7), cumulative over the
@@ -512,6 +513,8 @@ class BenchRunner:
         if model is None:
             model = self._models[model_id] = resolve(model_id)
             self._semaphores[model_id] = asyncio.Semaphore(self.concurrency)
+            provider = f"provider:{model.info.provider}"
+            self._semaphores.setdefault(provider, asyncio.Semaphore(self.concurrency))
         return model
 
     def _check_budget(self, role: str) -> None:
@@ -530,14 +533,15 @@ class BenchRunner:
         """One call with retries; returns the last result and the attempts made. Raises
         _Stop when the run must stop (a limit reached, the key out of credit or rejected)."""
         model = self._model(request.model)
-        semaphore = self._semaphores[request.model]
+        per_model = self._semaphores[request.model]
+        per_provider = self._semaphores[f"provider:{model.info.provider}"]
         attempt = 0
         while True:
             attempt += 1
             if self._stopping:
                 raise _Stop(*(self._stop_status or ("interrupted", "stopped")))
             self._check_budget(role)
-            async with semaphore:
+            async with per_provider, per_model:
                 result = await self._stream(model, request, role, key)
             error = result.error
             if error is None:
