@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import socket
 from collections.abc import AsyncGenerator
 from decimal import Decimal
 from pathlib import Path
@@ -360,3 +362,60 @@ async def test_calls_in_flight_never_exceed_the_concurrency(store: Store) -> Non
         run_module.BenchRunner._stream = real  # type: ignore[method-assign]
     assert outcome.status == "completed"
     assert peak == 3  # target and judge share the scripted provider's allowance
+
+
+def test_a_run_alive_in_another_process_is_not_resumed_twice(store: Store) -> None:
+    import subprocess
+    import sys
+
+    outcome = asyncio.run(
+        _run(store, model="scripted/echo?text=42", selection=Selection(max_items=3))
+    )
+    runs = BenchStore(store)
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        runs.set_status(outcome.run_id, "running", worker={"host": socket.gethostname(),
+                                                           "pid": other.pid})  # fmt: skip
+        busy = prepare(toy_benchmark(10), store, model="scripted/echo?text=42",
+                       selection=Selection(max_items=3))  # fmt: skip
+        assert busy.plan.items == () and "still running" in busy.plan.errors[0]
+        assert str(other.pid) in busy.plan.errors[0]
+    finally:
+        other.kill()
+        other.wait()
+    # its process is gone: the run "stopped unexpectedly" and may be continued
+    free = prepare(toy_benchmark(10), store, model="scripted/echo?text=42",
+                   selection=Selection(max_items=3))  # fmt: skip
+    assert not free.plan.errors and free.previous is not None
+
+
+def test_liveness_of_a_run_on_another_host() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from sweepbench.bench.storage import RunRow, run_is_live
+
+    now = datetime.now(UTC)
+    row = RunRow("r", "h", "b", "m", None, "running", None, now, now, 1,
+                 {"worker": {"host": "elsewhere.example", "pid": 1}})  # fmt: skip
+    assert run_is_live(row, now + timedelta(seconds=20))
+    assert not run_is_live(row, now + timedelta(seconds=120))  # no heartbeat for 2 minutes
+    row.status = "paused_budget"
+    assert not run_is_live(row, now)
+
+
+async def test_a_running_run_beats_while_its_calls_are_slow(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sweepbench.bench import run as run_module
+
+    monkeypatch.setattr(run_module, "HEARTBEAT_S", 0.05)
+    prepared = prepare(toy_benchmark(1), store, model="scripted/echo?text=42&ttft=0.5")
+    runner = BenchRunner(prepared, store, retry=FAST)
+    task = asyncio.create_task(runner.run())
+    await asyncio.sleep(0.15)
+    first = BenchStore(store).run(runner.run_id)
+    await asyncio.sleep(0.2)
+    later = BenchStore(store).run(runner.run_id)
+    assert first is not None and later is not None and first.status == "running"
+    assert later.updated_at > first.updated_at  # touched with no answer written
+    assert (await task).status == "completed"

@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import re
@@ -38,7 +39,14 @@ from sweepbench.bench.report import catalogue_json
 from sweepbench.bench.scoring import format_checker, score_answer
 from sweepbench.bench.scoring.base import Score
 from sweepbench.bench.scoring.judge import JUDGE_MAX_TOKENS, judge_messages, parse_verdict
-from sweepbench.bench.storage import AnswerRow, BenchStore, RunRow, SpendLine
+from sweepbench.bench.storage import (
+    AnswerRow,
+    BenchStore,
+    RunRow,
+    SpendLine,
+    run_is_live,
+    this_worker,
+)
 from sweepbench.errors import ErrorKind, ProviderError, SweepbenchError, UserError
 from sweepbench.models.base import GenerateSettings, Message, Model, Request, Result
 from sweepbench.models.registry import resolve
@@ -54,6 +62,9 @@ FORMAT_REMINDER = (
     "Your reply did not end with the required answer line. Reply again with only that final "
     "line, exactly in the requested format (for example ANSWER: B)."
 )
+HEARTBEAT_S = 15.0
+"""A running run's row is touched at least this often, so that another process can tell a
+live run (do not resume it twice) from one whose worker died."""
 WRITE_BATCH = 512
 """Answers waiting to be written after which a worker lets the writer run (an instantly
 answering model never yields to the event loop on its own)."""
@@ -166,6 +177,14 @@ def prepare(
         if retry_failed:
             plan = replace(plan, items=(), errors=(*plan.errors, _nothing_to_retry(None)))
         return PreparedRun(plan, None)
+    if run_is_live(previous):
+        worker = previous.settings.get("worker", {})
+        busy = (
+            f"run {previous.id} with these settings is still running (process "
+            f"{worker.get('pid')} on {worker.get('host')}); wait for it or stop it "
+            "(Ctrl-C there), or start a separate run with --no-resume"
+        )
+        return PreparedRun(replace(plan, items=(), errors=(*plan.errors, busy)), previous)
     statuses = runs.statuses(previous.id)
     failed = {k for k, s in statuses.items() if s == "failed"}
     if retry_failed and not failed:
@@ -363,6 +382,7 @@ class BenchRunner:
             "benchmark_source": plan.benchmark.source,
             "selected": plan.selected,
             "catalogue": catalogue_json(plan.benchmark),
+            "worker": this_worker(),
         }  # fmt: skip
         if self.prepared.previous is None:
             self.runs.create_run(
@@ -381,8 +401,10 @@ class BenchRunner:
                 )
             )
         else:
-            self.runs.set_status(self.run_id, "running", None, limits=settings["limits"],
-                                 concurrency=self.concurrency)  # fmt: skip
+            self.runs.set_status(
+                self.run_id, "running", None, limits=settings["limits"],
+                concurrency=self.concurrency, worker=settings["worker"],
+            )  # fmt: skip
 
     def _finish(self, wall_s: float) -> RunOutcome:
         statuses = self.runs.statuses(self.run_id)
@@ -658,13 +680,16 @@ class BenchRunner:
         a batch takes milliseconds, and a writer thread competing with busy workers for the
         GIL was measured ~50× slower per row (it waits for the GIL after every row)."""
         while True:
-            await self._wake.wait()
+            with contextlib.suppress(TimeoutError):  # a heartbeat while nothing finishes
+                await asyncio.wait_for(self._wake.wait(), HEARTBEAT_S)
             self._wake.clear()
             if self._pending_answers or self._pending_spend:
                 answers, spend = self._pending_answers, self._pending_spend
                 self._pending_answers, self._pending_spend = [], []
                 self.runs.write(self.run_id, answers, spend)
                 await asyncio.sleep(0)  # workers go on between batches
+            elif not self._writer_done:
+                self.runs.touch(self.run_id)
             if self._writer_done and not self._pending_answers and not self._pending_spend:
                 return
 

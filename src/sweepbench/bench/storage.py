@@ -11,6 +11,8 @@ replaced (its key is the primary key within a run), so an item is never stored t
 from __future__ import annotations
 
 import json
+import os
+import socket
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -192,6 +194,13 @@ class BenchStore:
             row = conn.execute(query.limit(1)).first()
         return None if row is None else _run_row(row)
 
+    def touch(self, run_id: str) -> None:
+        """Mark a running run as alive now (its heartbeat)."""
+        with self._writer.begin() as conn:
+            conn.execute(
+                bench_runs.update().where(bench_runs.c.id == run_id).values(updated_at=_now())
+            )
+
     def delete_run(self, run_id: str) -> None:
         """Delete a run with its answers and spend lines."""
         with self._writer.begin() as conn:
@@ -320,3 +329,34 @@ def _write_portable(
         )
     if spend:
         conn.execute(bench_spend.insert(), [s.values(run_id, now) for s in spend])
+
+
+STALE_AFTER_S = 60.0
+"""A run marked running whose row was not touched for this long has no live worker (the
+runner touches it every 15 s)."""
+
+
+def this_worker() -> dict[str, Any]:
+    """Who is running a run: this host and process."""
+    return {"host": socket.gethostname(), "pid": os.getpid()}
+
+
+def run_is_live(run: RunRow, now: datetime | None = None) -> bool:
+    """True when a run marked ``running`` still has a live worker in another process: on this
+    host, its process exists; elsewhere, its row was touched in the last minute."""
+    if run.status != "running":
+        return False
+    worker = run.settings.get("worker") or {}
+    pid = worker.get("pid")
+    if worker.get("host") == socket.gethostname() and isinstance(pid, int):
+        if pid == os.getpid():
+            return False
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:  # it exists, owned by someone else
+            return True
+        return True
+    age = ((now or _now()) - run.updated_at).total_seconds()
+    return age < STALE_AFTER_S

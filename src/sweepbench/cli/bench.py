@@ -22,7 +22,7 @@ from sweepbench.bench.report import export_run, load_report
 from sweepbench.bench.results import format_money, outcome_text
 from sweepbench.bench.run import BenchRunner, PreparedRun, prepare
 from sweepbench.bench.run import Progress as RunProgress
-from sweepbench.bench.storage import BenchStore
+from sweepbench.bench.storage import BenchStore, RunRow, run_is_live
 from sweepbench.bench.wording import estimate_lines
 from sweepbench.errors import UserError
 from sweepbench.store import Store
@@ -461,11 +461,17 @@ def runs_command(
         scored = sum(1 for s in statuses.values() if s == "scored")
         failed = len(statuses) - scored
         table.add_row(
-            row.id, row.status.replace("_", " "),
+            row.id, _status_words(row),
             f"{scored:,}/{row.items:,}" + (f" ({failed} errors)" if failed else ""),
             row.updated_at.strftime("%Y-%m-%d %H:%M"),
         )  # fmt: skip
     out.print(table)
+
+
+def _status_words(row: RunRow) -> str:
+    if row.status == "running" and not run_is_live(row):
+        return "stopped unexpectedly"
+    return row.status.replace("_", " ")
 
 
 @bench.command("show")
