@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from sweepbench.bench.items import Area, Benchmark, Item, Task
-from sweepbench.bench.plan import Limits, Selection
+from sweepbench.bench.plan import Limits, Selection, build_plan
+from sweepbench.bench.ratelimit import RateLimits
 from sweepbench.bench.run import BenchRunner, RetryPolicy, prepare
 from sweepbench.bench.storage import BenchStore
 from sweepbench.errors import ProviderError, UserError
@@ -419,3 +420,17 @@ async def test_a_running_run_beats_while_its_calls_are_slow(
     assert first is not None and later is not None and first.status == "running"
     assert later.updated_at > first.updated_at  # touched with no answer written
     assert (await task).status == "completed"
+
+
+async def test_free_openrouter_models_are_rate_limited(store: Store) -> None:
+    prepared = prepare(toy_benchmark(2), store, model="scripted/echo?text=42")
+    runner = BenchRunner(prepared, store, retry=FAST)
+    runner._model("scripted/echo?text=42")
+    assert "scripted/echo?text=42" not in runner._limiters  # no limits asked for: none
+    limited = BenchRunner(prepared, store, retry=FAST, rate_limits=RateLimits(rpm=600))
+    limited._model("scripted/echo?text=42")
+    assert limited._limiters["scripted/echo?text=42"].limits.rpm == 600
+    outcome = await limited.run()
+    assert outcome.status == "completed"
+    plan = build_plan(toy_benchmark(2), model="openrouter/meta/llama-4:free")
+    assert any("20 requests a minute" in note for note in plan.notes)

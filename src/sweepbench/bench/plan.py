@@ -380,6 +380,12 @@ def build_plan(
                 limits.judge, spent.get("judge", Decimal(0)),
             )
         )  # fmt: skip
+    free = [m for m in {model, judge} if m and m.endswith(":free")]
+    if free:
+        notes.append(
+            f"Free models on OpenRouter ({', '.join(sorted(free))}) are limited to about 20 "
+            "requests a minute, so this will be slow."
+        )
     already_spent = sum(spent.values(), Decimal(0))
     limit_problems = _limit_problems(roles, limits, already_spent)
     counts = Counter(i.task for i in pending)

@@ -3,6 +3,8 @@
 - **Concurrency**: a fixed pool of workers takes items in order; at most ``concurrency`` calls
   are in flight to each provider and to each model (the model under test and the judge share
   their provider's allowance when they share a provider).
+- **Rate limits** (optional, per model): requests per second and per minute, tokens per minute;
+  OpenRouter's ``:free`` models get 20 requests a minute unless told otherwise.
 - **Retries**: exponential backoff with jitter, at least the provider's ``retry-after`` (spec
   §10.2); a choice answer without an extractable letter gets one format reminder (§10.3).
 - **Money**: each run has its own limits, in total and per role (spec §7), cumulative over the
@@ -35,6 +37,7 @@ from typing import Any
 
 from sweepbench.bench.items import Benchmark, Item, Task
 from sweepbench.bench.plan import BenchPlan, Limits, Selection, build_plan, run_id_for
+from sweepbench.bench.ratelimit import RateLimiter, RateLimits
 from sweepbench.bench.report import catalogue_json
 from sweepbench.bench.scoring import format_checker, score_answer
 from sweepbench.bench.scoring.base import Score
@@ -62,6 +65,8 @@ FORMAT_REMINDER = (
     "Your reply did not end with the required answer line. Reply again with only that final "
     "line, exactly in the requested format (for example ANSWER: B)."
 )
+FREE_MODEL_RPM = 20
+"""OpenRouter's ``:free`` models allow about 20 requests a minute (spec §5.3)."""
 HEARTBEAT_S = 15.0
 """A running run's row is touched at least this often, so that another process can tell a
 live run (do not resume it twice) from one whose worker died."""
@@ -254,6 +259,7 @@ class BenchRunner:
         accept_unpriced: bool = False,
         on_progress: Callable[[Progress], None] | None = None,
         seed: int | None = None,
+        rate_limits: RateLimits | None = None,
     ) -> None:
         plan = prepared.plan
         if plan.errors or plan.limit_problems:
@@ -285,6 +291,8 @@ class BenchRunner:
         self._models: dict[str, Model] = {}
         self._semaphores: dict[str, asyncio.Semaphore] = {}
         self._prices: dict[str, Price | None] = {}
+        self._rate_limits = rate_limits or RateLimits()
+        self._limiters: dict[str, RateLimiter] = {}
         self._answer_settings = GenerateSettings(max_tokens=plan.config.max_tokens)
         previous = prepared.previous
         started = datetime.now(UTC)
@@ -537,6 +545,11 @@ class BenchRunner:
             self._semaphores[model_id] = asyncio.Semaphore(self.concurrency)
             provider = f"provider:{model.info.provider}"
             self._semaphores.setdefault(provider, asyncio.Semaphore(self.concurrency))
+            limits = self._rate_limits
+            if not limits.any and model_id.endswith(":free"):
+                limits = RateLimits(rpm=FREE_MODEL_RPM)
+            if limits.any:
+                self._limiters[model_id] = RateLimiter(limits)
         return model
 
     def _check_budget(self, role: str) -> None:
@@ -563,6 +576,9 @@ class BenchRunner:
             if self._stopping:
                 raise _Stop(*(self._stop_status or ("interrupted", "stopped")))
             self._check_budget(role)
+            limiter = self._limiters.get(request.model)
+            if limiter is not None:
+                await limiter.acquire(_request_tokens(request))
             async with per_provider, per_model:
                 result = await self._stream(model, request, role, key)
             error = result.error
@@ -794,6 +810,12 @@ def _second_try(
             model, (*system, Message("user", prompt)), GenerateSettings(max_tokens=budget)
         )
     return None
+
+
+def _request_tokens(request: Request) -> int:
+    """The most a request can use: prompt characters ÷ 4 plus its output budget."""
+    prompt = sum(len(m.content) for m in request.messages) // 4
+    return prompt + (request.settings.max_tokens or 0)
 
 
 def _error_type(error: ProviderError) -> str:

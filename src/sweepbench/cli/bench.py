@@ -18,6 +18,7 @@ from rich.table import Table
 from sweepbench.bench.catalog import PRESETS, load_benchmark, preset, scope
 from sweepbench.bench.items import Benchmark
 from sweepbench.bench.plan import DEFAULT_CONCURRENCY, Limits, Selection
+from sweepbench.bench.ratelimit import RateLimits
 from sweepbench.bench.report import export_run, load_report
 from sweepbench.bench.results import format_money, outcome_text
 from sweepbench.bench.run import BenchRunner, PreparedRun, prepare
@@ -322,6 +323,12 @@ def run_command(
     accept_unpriced: Annotated[
         bool, typer.Option("--accept-unpriced", help="Run a model that has no listed price.")
     ] = False,
+    rpm: Annotated[
+        int | None, typer.Option("--rpm", help="At most N requests a minute, per model.")
+    ] = None,
+    tpm: Annotated[
+        int | None, typer.Option("--tpm", help="At most N tokens a minute, per model.")
+    ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before spending.")] = False,
     data: DataOpt = None,
     as_json: JsonOpt = False,
@@ -333,6 +340,9 @@ def run_command(
     2 refused."""
     if not 1 <= concurrency <= 100:
         raise UserError(f"--concurrency must be between 1 and 100, not {concurrency}")
+    for flag, value in (("--rpm", rpm), ("--tpm", tpm)):
+        if value is not None and value < 1:
+            raise UserError(f"{flag} must be at least 1, not {value}")
     benchmark = load_benchmark(benchmark_name, data)
     with Store.open() as store:
         prepared = _prepare(
@@ -367,8 +377,9 @@ def run_command(
                 err.print("Not confirmed; nothing was spent.")
                 raise typer.Exit(2)
         runner = BenchRunner(
-            prepared, store, concurrency=concurrency, accept_unpriced=accept_unpriced
-        )
+            prepared, store, concurrency=concurrency, accept_unpriced=accept_unpriced,
+            rate_limits=RateLimits(rpm=rpm, tpm=tpm),
+        )  # fmt: skip
         outcome = _run_with_progress(runner, quiet=as_json)
         _show(store, outcome.run_id, as_json=as_json)
     if outcome.status != "completed":
