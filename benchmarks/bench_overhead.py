@@ -103,7 +103,8 @@ def child_floor(n: int, folder: Path) -> dict[str, float]:
 
 def child_run(n: int, folder: Path) -> dict[str, float]:
     """The full runner on a fresh store, then a resume of the finished run."""
-    from sweepbench.bench.run import BenchRunner, prepare
+    from sweepbench.bench.resume import prepare
+    from sweepbench.bench.run import BenchRunner
     from sweepbench.bench.storage import BenchStore
     from sweepbench.store import Store
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from sweepbench.bench.run import BenchRunner, PreparedRun, RetryPolicy, RunOutcome, prepare
+from sweepbench.bench.resume import PreparedRun, prepare
+from sweepbench.bench.retry import RetryPolicy
+from sweepbench.bench.run import BenchRunner, RunOutcome
 from sweepbench.bench.storage import BenchStore
 from sweepbench.store import Store
 from tests.bench.helpers import toy_benchmark

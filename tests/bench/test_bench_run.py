@@ -15,7 +15,9 @@ import pytest
 from sweepbench.bench.items import Area, Benchmark, Item, Task
 from sweepbench.bench.plan import Limits, Selection, build_plan
 from sweepbench.bench.ratelimit import RateLimits
-from sweepbench.bench.run import BenchRunner, RetryPolicy, prepare
+from sweepbench.bench.resume import prepare
+from sweepbench.bench.retry import RetryPolicy
+from sweepbench.bench.run import BenchRunner
 from sweepbench.bench.storage import BenchStore
 from sweepbench.errors import ProviderError, UserError
 from sweepbench.models.base import Event, Finish, Model, Request, TextDelta, Usage, UsageEvent

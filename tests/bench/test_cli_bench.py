@@ -418,7 +418,8 @@ def _stop_after(count: int, model: str) -> str:
     """Start the sample's automatically checked set in the home's store, stop it after
     ``count`` answers (as Ctrl-C would) and return its run id."""
     from sweepbench.bench.plan import Selection
-    from sweepbench.bench.run import BenchRunner, prepare
+    from sweepbench.bench.resume import prepare
+    from sweepbench.bench.run import BenchRunner
     from sweepbench.store import Store
 
     with Store.open() as store:

@@ -6,7 +6,9 @@ from sweepbench.bench.items import Area, Benchmark, Item, JudgeSpec, Task
 from sweepbench.bench.plan import BenchPlan, Limits, Selection, build_plan
 from sweepbench.bench.report import RunReport, export_run, load_report
 from sweepbench.bench.results import Summary, summarise
-from sweepbench.bench.run import BenchRunner, PreparedRun, RetryPolicy, RunOutcome, prepare
+from sweepbench.bench.resume import PreparedRun, prepare
+from sweepbench.bench.retry import RetryPolicy
+from sweepbench.bench.run import BenchRunner, RunOutcome
 
 __all__ = [
     "PRESETS", "Area", "BenchPlan", "BenchRunner", "Benchmark", "Item", "JudgeSpec", "Limits",

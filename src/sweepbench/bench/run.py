@@ -15,7 +15,7 @@
 - **Storage**: answers, scores and spend lines go to the store in group commits (everything
   that finished while the previous commit was being written), so a crash loses at most the
   answers of one commit; a resumed run answers exactly the items not stored.
-- **Resume**: a run is identified by the hash of its settings (:class:`RunConfig`); running the
+- **Resume** (see :mod:`.resume`): a run is identified by the hash of its settings; running the
   same settings again continues the newest unfinished run; ``retry_failed`` re-runs only the
   items that errored (a judge failure is re-graded without asking the model again).
 - **Keys** never reach the store: every error message passes through :func:`scrub`.
@@ -27,18 +27,20 @@ import asyncio
 import contextlib
 import logging
 import random
-import re
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from sweepbench.bench.items import Benchmark, Item, Task
-from sweepbench.bench.plan import BenchPlan, Limits, Selection, build_plan, run_id_for
+from sweepbench.bench.followups import filter_code, second_try
+from sweepbench.bench.items import Item, Task
+from sweepbench.bench.plan import Limits, run_id_for
 from sweepbench.bench.ratelimit import RateLimiter, RateLimits
 from sweepbench.bench.report import catalogue_json
+from sweepbench.bench.resume import JUDGE_ERRORS, PreparedRun
+from sweepbench.bench.retry import RetryPolicy, error_type
 from sweepbench.bench.scoring import format_checker, score_answer
 from sweepbench.bench.scoring.base import Score
 from sweepbench.bench.scoring.judge import JUDGE_MAX_TOKENS, judge_messages, parse_verdict
@@ -47,7 +49,6 @@ from sweepbench.bench.storage import (
     BenchStore,
     RunRow,
     SpendLine,
-    run_is_live,
     this_worker,
 )
 from sweepbench.errors import ErrorKind, ProviderError, SweepbenchError, UserError
@@ -59,12 +60,6 @@ from sweepbench.store import Store
 
 log = logging.getLogger(__name__)
 
-JUDGE_ERRORS = ("judge_unparseable", "judge_error", "judge_not_run")
-"""Failures whose answer is kept: retrying them re-grades without asking the model again."""
-FORMAT_REMINDER = (
-    "Your reply did not end with the required answer line. Reply again with only that final "
-    "line, exactly in the requested format (for example ANSWER: B)."
-)
 FREE_MODEL_RPM = 20
 """OpenRouter's ``:free`` models allow about 20 requests a minute (spec §5.3)."""
 HEARTBEAT_S = 15.0
@@ -73,28 +68,6 @@ live run (do not resume it twice) from one whose worker died."""
 WRITE_BATCH = 512
 """Answers waiting to be written after which a worker lets the writer run (an instantly
 answering model never yields to the event loop on its own)."""
-EMPTY_REMINDER = "Your reply was empty. Answer the question, ending with the required answer line."
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """When to try a failed call again (spec §10.2)."""
-
-    max_attempts: int = 3
-    base_delay_s: float = 1.0
-    max_delay_s: float = 20.0
-    rate_limit_floor_s: float = 60.0
-    """The least wait after a 429 that gave no ``retry-after``."""
-    jitter: float = 0.2
-
-    def delay(self, attempt: int, error: ProviderError, rng: random.Random) -> float:
-        """Seconds to wait before attempt ``attempt + 1``."""
-        wait = min(self.base_delay_s * 2.0 ** (attempt - 1), self.max_delay_s)
-        if error.retry_after is not None:
-            wait = max(wait, error.retry_after)
-        elif error.status == 429:
-            wait = max(wait, self.rate_limit_floor_s)
-        return wait + wait * self.jitter * rng.random()
 
 
 @dataclass
@@ -138,80 +111,6 @@ class RunOutcome:
     session_failed: int
     wall_s: float
     resumed: bool
-
-
-@dataclass(frozen=True)
-class PreparedRun:
-    """A plan together with the stored run it continues, if any."""
-
-    plan: BenchPlan
-    previous: RunRow | None
-    """The newest run with the same settings: this one continues it (when it completed,
-    nothing is left to run; ``--no-resume`` starts a new run)."""
-    retry_failed: bool = False
-    regrade: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Failed rows whose stored answer only needs grading again, by key."""
-
-
-def prepare(
-    benchmark: Benchmark,
-    store: Store | None,
-    *,
-    model: str,
-    judge: str | None = None,
-    decision_judge: bool = False,
-    selection: Selection | None = None,
-    limits: Limits | None = None,
-    max_tokens: int | None = None,
-    resume: bool = True,
-    retry_failed: bool = False,
-) -> PreparedRun:
-    """Plan a run, continuing the newest unfinished run with the same settings when
-    ``resume`` (its scored items are skipped, its failed ones retried). With
-    ``retry_failed`` only the failed items of that run are planned."""
-    kwargs: dict[str, Any] = dict(
-        model=model, judge=judge, decision_judge=decision_judge, selection=selection,
-        limits=limits, max_tokens=max_tokens,
-    )  # fmt: skip
-    plan = build_plan(benchmark, **kwargs)
-    if store is None or not (resume or retry_failed) or plan.errors:
-        return PreparedRun(plan, None)
-    runs = BenchStore(store)
-    previous = runs.resumable(plan.config.hash, include_completed=True)
-    if previous is None:
-        if retry_failed:
-            plan = replace(plan, items=(), errors=(*plan.errors, _nothing_to_retry(None)))
-        return PreparedRun(plan, None)
-    if run_is_live(previous):
-        worker = previous.settings.get("worker", {})
-        busy = (
-            f"run {previous.id} with these settings is still running (process "
-            f"{worker.get('pid')} on {worker.get('host')}); wait for it or stop it "
-            "(Ctrl-C there), or start a separate run with --no-resume"
-        )
-        return PreparedRun(replace(plan, items=(), errors=(*plan.errors, busy)), previous)
-    statuses = runs.statuses(previous.id)
-    failed = {k for k, s in statuses.items() if s == "failed"}
-    if retry_failed and not failed:
-        plan = replace(plan, items=(), errors=(*plan.errors, _nothing_to_retry(previous)))
-        return PreparedRun(plan, previous)
-    if retry_failed:
-        done = set(plan.selected_keys) - failed
-    else:
-        done = {k for k, s in statuses.items() if s == "scored"}
-    plan = build_plan(benchmark, done=done, spent=runs.spent(previous.id), **kwargs)
-    regrade = {
-        key: row
-        for key, row in runs.failed_answers(previous.id).items()
-        if row["error_type"] in JUDGE_ERRORS and row["answer"] is not None
-    }
-    return PreparedRun(plan, previous, retry_failed, regrade)
-
-
-def _nothing_to_retry(previous: RunRow | None) -> str:
-    if previous is not None:
-        return f"run {previous.id} with these settings has no errors: nothing to retry"
-    return "no earlier run with these settings: nothing to retry (run it first)"
 
 
 class _Stop(Exception):
@@ -458,7 +357,7 @@ class BenchRunner:
             answer = await self._answer(task, item)
         if answer.error is not None:
             self._queue(
-                self._failure(item, _error_type(answer.error), str(answer.error), answer=answer)
+                self._failure(item, error_type(answer.error), str(answer.error), answer=answer)
             )
             return
         if task.needs_judge:
@@ -486,7 +385,7 @@ class BenchRunner:
         check = format_checker(task, item)
         if check is not None and not check(result.text):
             answer.format_valid = False
-        second = _second_try(task, item, messages, result, config.max_tokens, check)
+        second = second_try(task, item, messages, result, config.max_tokens, check)
         if second is None:
             return answer
         retried, more = await self._call("target", second, item.key)
@@ -722,7 +621,7 @@ def _from_result(result: Result, attempts: int) -> _Answer:
     usage = result.usage
     error = result.error if result.stop_reason == "error" else None
     text = result.text
-    code = None if error is None else _filter_code(error)
+    code = None if error is None else filter_code(error)
     if error is not None and code is not None:
         text, error = f"[UPSTREAM_FILTERED:{code}] {error.args[0]}", None
     return _Answer(
@@ -737,96 +636,10 @@ def _from_result(result: Result, attempts: int) -> _Answer:
     )
 
 
-_FILTER_CODES = re.compile(
-    r"content[_ ]filter|invalid_prompt|data_inspection_failed|content_policy|"
-    r"risky|inappropriate content|sensitive",
-    re.IGNORECASE,
-)
-
-
-def _filter_code(error: ProviderError) -> str | None:
-    """The content-filter code of a 400/403 that refused the prompt itself, else None."""
-    if error.status not in (400, 403):
-        return None
-    found = _FILTER_CODES.search(str(error.args[0]))
-    return None if found is None else found.group(0).lower().replace(" ", "_")
-
-
-_STEP_BY_STEP = re.compile(
-    r"(?:let'?s |please )?think step[- ]by[- ]step[,.:]?\s*|一步一步地?思考[，。]?", re.IGNORECASE
-)
-CONCISE_CHOICE = {
-    "en": "Answer with exactly one uppercase option letter ({letters}). Reply with only the "
-    "final line: ANSWER: [LETTER]",
-    "zh": "请只用一个大写选项字母（{letters}）作答。只输出最后一行：答案：[LETTER]",
-}
-MATH_FINAL = (
-    "Skip the reasoning. Output only the final answer, in \\boxed{}, for example \\boxed{42}."
-)
-CONCISE_TOKENS = 64
-MATH_RETRY_TOKENS = 512
-
-
-def _second_try(
-    task: Task,
-    item: Item,
-    messages: tuple[Message, ...],
-    result: Result,
-    max_tokens: int,
-    check: Callable[[str], bool] | None,
-) -> Request | None:
-    """The one extra request of spec §10.3, or None:
-
-    - a choice answer without an extractable letter: cut by the length limit (with text, or
-      after ≥ 512 reasoning tokens) → a concise prompt asking only for the letter (64 tokens);
-      otherwise → the conversation so far plus a reminder of the required final line;
-    - a math or AIME answer cut by the length limit → the prompt without "think step by step",
-      asking only for the boxed answer (at most 512 tokens)."""
-    model = result.model
-    cut = result.stop_reason == "max_tokens"
-    system = tuple(m for m in messages if m.role == "system")
-    if check is not None and not check(result.text):
-        if cut and (result.text.strip() or result.usage.reasoning_tokens >= 512):
-            choices = int(item.metadata.get("choices") or task.options.get("choices") or 4)
-            letters = "".join(chr(ord("A") + i) for i in range(choices))
-            language = "zh" if str(task.options.get("prefixes", "en")) == "zh" else "en"
-            prompt = f"{item.prompt}\n\n{CONCISE_CHOICE[language].format(letters=letters)}"
-            return Request(
-                model,
-                (*system, Message("user", prompt)),
-                GenerateSettings(max_tokens=CONCISE_TOKENS),
-            )
-        reminder = EMPTY_REMINDER if not result.text.strip() else FORMAT_REMINDER
-        follow = messages
-        if result.text.strip():
-            follow += (Message("assistant", result.text),)
-        return Request(
-            model, (*follow, Message("user", reminder)), GenerateSettings(max_tokens=max_tokens)
-        )
-    if task.scorer in ("math", "aime") and cut:
-        prompt = _STEP_BY_STEP.sub("", item.prompt).strip() + "\n\n" + MATH_FINAL
-        budget = min(max_tokens, MATH_RETRY_TOKENS)
-        return Request(
-            model, (*system, Message("user", prompt)), GenerateSettings(max_tokens=budget)
-        )
-    return None
-
-
 def _request_tokens(request: Request) -> int:
     """The most a request can use: prompt characters ÷ 4 plus its output budget."""
     prompt = sum(len(m.content) for m in request.messages) // 4
     return prompt + (request.settings.max_tokens or 0)
-
-
-def _error_type(error: ProviderError) -> str:
-    if error.status == 429:
-        return "rate_limit"
-    return {
-        ErrorKind.RETRYABLE: "provider_error",
-        ErrorKind.BAD_REQUEST: "bad_request",
-        ErrorKind.CONTEXT_OVERFLOW: "context_overflow",
-        ErrorKind.NOT_FOUND: "model_not_found",
-    }.get(error.kind, error.kind.value)
 
 
 def _verdict_schema(task: Task, decision: bool) -> dict[str, Any]:
@@ -859,8 +672,3 @@ async def run_benchmark(
 ) -> RunOutcome:
     """Run a prepared run to its end (see :class:`BenchRunner` for the options)."""
     return await BenchRunner(prepared, store, **options).run()
-
-
-def active_failure_keys(rows: Sequence[dict[str, Any]]) -> list[str]:
-    """Keys whose latest attempt failed."""
-    return [r["key"] for r in rows if r["status"] == "failed"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sweepbench.bench.plan import ROLE_WORDS, BenchPlan
 from sweepbench.bench.results import format_money
-from sweepbench.bench.run import PreparedRun
+from sweepbench.bench.resume import PreparedRun
 from sweepbench.bench.scoring.judge import JUDGE_HIGH_OUTPUT_TOKENS
 
 

@@ -21,7 +21,8 @@ from sweepbench.bench.plan import DEFAULT_CONCURRENCY, Limits, Selection
 from sweepbench.bench.ratelimit import RateLimits
 from sweepbench.bench.report import export_run, load_report
 from sweepbench.bench.results import format_money, outcome_text
-from sweepbench.bench.run import BenchRunner, PreparedRun, prepare
+from sweepbench.bench.resume import PreparedRun, prepare
+from sweepbench.bench.run import BenchRunner
 from sweepbench.bench.run import Progress as RunProgress
 from sweepbench.bench.storage import BenchStore, RunRow, run_is_live
 from sweepbench.bench.wording import estimate_lines
