@@ -122,3 +122,29 @@ async def test_demo_models_answer_with_a_packaged_artifact() -> None:
 def test_an_unknown_fixture_names_the_known_ones() -> None:
     with pytest.raises(UserError, match="known: brazier, diagram"):
         resolve("scripted/echo?fixture=nonesuch")
+
+
+async def test_guess_answers_in_the_benchmark_format() -> None:
+    import json
+
+    english = "Which planet is red?\nA) Venus\nB) Mars\nC) Jupiter\nD) Saturn\nANSWER: [LETTER]"
+    first = (await run("scripted/guess", english)).text
+    assert first.startswith("ANSWER: ") and first[-1] in "ABCD"
+    assert (await run("scripted/guess", english)).text == first  # deterministic
+    chinese = (
+        "哪个最好？A.甲。B.乙。C.丙。\n\n[Answer Format]\n最后一行必须严格是：答案：[LETTER(S)]"
+    )
+    assert (await run("scripted/guess", chinese)).text[:3] == "答案："
+    assert (await run("scripted/guess", chinese)).text[-1] in "ABC"
+    boxed = (await run("scripted/guess", "What is 2+2? Put the answer in \\boxed{}.")).text
+    assert boxed.startswith("The answer is \\boxed{") and boxed.endswith("}.")
+    assert (await run("scripted/guess", "Explain rain.")).text == "This is a scripted answer."
+    schema = {"type": "object", "properties": {
+        "judge_result": {"type": "string", "enum": ["safe", "unsafe"]},
+        "score": {"type": "number"}, "judge_reason": {"type": "string"}}}  # fmt: skip
+    verdict = json.loads((await run("scripted/guess", "grade", response_format=schema)).text)
+    assert verdict["judge_result"] in ("safe", "unsafe")
+    assert verdict["score"] == (1.0 if verdict["judge_result"] == "safe" else 0.0)
+    decision = {"type": "object", "properties": {"judge_result": {"enum": ["pass", "fail"]}}}
+    only = json.loads((await run("scripted/guess", "grade", response_format=decision)).text)
+    assert set(only) == {"judge_result"}

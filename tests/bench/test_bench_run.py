@@ -436,3 +436,21 @@ async def test_free_openrouter_models_are_rate_limited(store: Store) -> None:
     assert outcome.status == "completed"
     plan = build_plan(toy_benchmark(2), model="openrouter/meta/llama-4:free")
     assert any("20 requests a minute" in note for note in plan.notes)
+
+
+async def test_the_sample_benchmark_end_to_end_on_the_guessing_model(store: Store) -> None:
+    from sweepbench.bench.catalog import load_benchmark
+    from sweepbench.bench.report import load_report
+
+    outcome = await _run(
+        store, benchmark=load_benchmark("sample"), model="scripted/guess", judge="scripted/guess"
+    )
+    assert (outcome.status, outcome.scored, outcome.errors) == ("completed", 40, 0)
+    report = load_report(store, outcome.run_id, resamples=1000)
+    assert report.summary.covers_scope and report.summary.overall_100 is not None
+    choice = report.summary.task(next(t.id for t in load_benchmark("sample").tasks
+                                      if t.scorer == "choice"))  # fmt: skip
+    assert 0 < choice.count == 10  # every choice answer was readable: ANSWER: X
+    rows = list(BenchStore(store).answers(outcome.run_id))
+    assert not any((r["score_metadata"] or {}).get("format_valid") is False
+                   for r in rows if r["task"] == choice.task)  # fmt: skip

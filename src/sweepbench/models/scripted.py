@@ -13,6 +13,8 @@ Its behaviour is set by options in the id, as a query string::
     scripted/echo?fixture=diagram      answer with a packaged answer file (scripted_answers/)
     scripted/sketch                    draw a small Excalidraw diagram, 120 tokens/s
     scripted/sculpt                    build a small sculpture (a brazier), 120 tokens/s
+    scripted/guess                     answer in a benchmark's format with a deterministic
+                                       guess: a choice letter, a boxed number, a judge verdict
 
 A token is one whitespace-separated word. Output beyond ``max_tokens`` is cut off with
 ``stop_reason=max_tokens``, exactly like a real budget. An effort level adds reasoning tokens
@@ -23,6 +25,9 @@ Used for demos, tests and benchmarks; it never touches the network.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
+import re
 from collections.abc import AsyncGenerator
 from pathlib import Path
 from urllib.parse import parse_qsl
@@ -79,6 +84,39 @@ pages; they stream at a visible pace unless ``tps`` says otherwise."""
 DEMO_TPS = 120.0
 
 
+_LETTERS = re.compile(r"(?<![A-Za-z0-9])\(?([A-J])[).．、]")
+"""Option labels such as "A)", "(B)", "C." or "D、", inline or at the start of a line."""
+
+
+def _pick(text: str, count: int) -> int:
+    """A stable choice among ``count`` options, from the text (not Python's salted hash)."""
+    return int(hashlib.sha256(text.encode("utf-8")).hexdigest()[:8], 16) % count
+
+
+def guess(request: Request) -> str:
+    """What ``scripted/guess`` answers: a verdict when asked for one (its JSON schema names
+    the labels), an ``ANSWER: X`` line when the question lists options, a boxed number when
+    it asks for ``\\boxed{}``, otherwise a short plain sentence. Deterministic per prompt."""
+    prompt = last_user_text(request.messages)
+    schema = request.settings.response_format or {}
+    labels = schema.get("properties", {}).get("judge_result", {}).get("enum")
+    if labels:
+        label = labels[_pick(prompt, len(labels))]
+        if "score" not in schema.get("properties", {}):
+            return json.dumps({"judge_result": label})
+        score = 1.0 if label == labels[0] else 0.0
+        return json.dumps({"judge_result": label, "score": score, "judge_reason": "a guess"})
+    letters = sorted(set(_LETTERS.findall(prompt))) or (
+        ["A", "B", "C", "D"] if "[LETTER" in prompt else []
+    )
+    if letters:
+        letter = letters[_pick(prompt, len(letters))]
+        return f"答案：{letter}" if "答案" in prompt else f"ANSWER: {letter}"
+    if "boxed" in prompt:
+        return f"The answer is \\boxed{{{_pick(prompt, 100)}}}."
+    return "This is a scripted answer."
+
+
 def answer_file(name: str) -> str:
     """The text of a packaged answer; an unknown name is a UserError listing the known ones."""
     known = sorted(p.stem for p in ANSWERS.glob("*.json"))
@@ -132,6 +170,8 @@ class ScriptedModel(Model):
         """The whole answer the model would give with an unlimited budget."""
         if self.text is not None:
             words = self.text.split()
+        elif self.base == "guess":
+            words = guess(request).split(" ")
         elif self.base == "lorem":
             count = self.words or len(LOREM)
             words = [LOREM[i % len(LOREM)] for i in range(count)]
