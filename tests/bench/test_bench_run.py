@@ -104,6 +104,11 @@ async def test_failures_are_kept_and_retry_failed_reruns_only_them(store: Store)
     rows = list(BenchStore(store).answers(broken.run_id))
     assert {r["error_type"] for r in rows} == {"provider_error"}
     assert all(r["attempts"] == 3 for r in rows)  # retried, then recorded
+    retries = rows[0]["retries"]  # the retry log: two waits before attempts 2 and 3
+    assert [(r["attempt"], r["role"], r["error_type"]) for r in retries] == [
+        (1, "target", "provider_error"), (2, "target", "provider_error"),
+    ]  # fmt: skip
+    assert all(r["next_delay_s"] <= 0.01 and "scripted server error" in r["error"] for r in retries)
     nothing = prepare(toy_benchmark(10), store, model="scripted/echo?text=42", retry_failed=True)
     assert nothing.plan.errors  # other settings: nothing to retry
 

@@ -190,6 +190,7 @@ class BenchRunner:
         self._models: dict[str, Model] = {}
         self._semaphores: dict[str, asyncio.Semaphore] = {}
         self._prices: dict[str, Price | None] = {}
+        self._retries: dict[str, list[dict[str, Any]]] = {}
         self._rate_limits = rate_limits or RateLimits()
         self._limiters: dict[str, RateLimiter] = {}
         self._answer_settings = GenerateSettings(max_tokens=plan.config.max_tokens)
@@ -489,7 +490,12 @@ class BenchRunner:
                 raise _Stop("interrupted", f"the key was not accepted ({self._scrub(str(error))})")
             if not error.retryable or attempt >= self.retry.max_attempts:
                 return result, attempt
-            await asyncio.sleep(self.retry.delay(attempt, error, self._rng))
+            wait = self.retry.delay(attempt, error, self._rng)
+            self._retries.setdefault(key, []).append(
+                {"attempt": attempt, "role": role, "next_delay_s": round(wait, 3),
+                 "error_type": error_type(error), "error": self._scrub(str(error))}
+            )  # fmt: skip
+            await asyncio.sleep(wait)
 
     async def _stream(self, model: Model, request: Request, role: str, key: str) -> Result:
         result = Result(request.model)
@@ -551,6 +557,7 @@ class BenchRunner:
             judge=judge, score_metadata=meta or None, attempts=answer.attempts,
             input_tokens=answer.input_tokens, output_tokens=answer.output_tokens,
             reasoning_tokens=answer.reasoning_tokens, latency_ms=answer.latency_ms,
+            retries=self._retries.pop(item.key, None),
         )  # fmt: skip
 
     def _failure(
@@ -574,6 +581,7 @@ class BenchRunner:
             output_tokens=0 if answer is None else answer.output_tokens,
             reasoning_tokens=0 if answer is None else answer.reasoning_tokens,
             latency_ms=None if answer is None else answer.latency_ms,
+            retries=self._retries.pop(item.key, None),
         )  # fmt: skip
 
     def _queue(self, row: AnswerRow) -> None:

@@ -64,6 +64,8 @@ class AnswerRow:
     output_tokens: int = 0
     reasoning_tokens: int = 0
     latency_ms: int | None = None
+    retries: list[dict[str, Any]] | None = None
+    """Every retry of the item's calls: attempt, role, wait, error type and message."""
 
     def row(self, run_id: str, stamp: Any) -> tuple[Any, ...]:
         """The row as a tuple in the table's column order (the SQLite fast path)."""
@@ -72,13 +74,15 @@ class AnswerRow:
             run_id, self.key, self.task, self.dimension, self.status, self.answer,
             self.stop_reason, self.score, self.passed, self.result, self.reason, self.judge,
             meta, self.error_type, self.error, self.raw_judge, self.attempts, self.input_tokens,
-            self.output_tokens, self.reasoning_tokens, self.latency_ms, stamp,
+            self.output_tokens, self.reasoning_tokens, self.latency_ms,
+            None if not self.retries else _json(self.retries), stamp,
         )  # fmt: skip
 
     def values(self, run_id: str, now: datetime) -> dict[str, Any]:
         """The row as stored."""
         row = {k: v for k, v in self.__dict__.items()}
         row["score_metadata"] = None if self.score_metadata is None else _json(self.score_metadata)
+        row["retries"] = None if not self.retries else _json(self.retries)
         return {**row, "run_id": run_id, "updated_at": now}
 
 
@@ -241,8 +245,9 @@ class BenchStore:
         with self.store.engine.connect() as conn:
             for row in conn.execute(query.order_by(bench_answers.c.task, bench_answers.c.key)):
                 data = dict(row._mapping)
-                meta = data.get("score_metadata")
-                data["score_metadata"] = json.loads(meta) if meta else None
+                for column in ("score_metadata", "retries"):
+                    text = data.get(column)
+                    data[column] = json.loads(text) if text else None
                 yield data
 
     def failed_answers(self, run_id: str) -> dict[str, dict[str, Any]]:

@@ -262,6 +262,7 @@ def _bench_tables(md: sa.MetaData) -> None:
         sa.Column("output_tokens", sa.Integer, nullable=False, server_default=sa.text("0")),
         sa.Column("reasoning_tokens", sa.Integer, nullable=False, server_default=sa.text("0")),
         sa.Column("latency_ms", sa.Integer, nullable=True),
+        sa.Column("retries", sa.Text, nullable=True),
         sa.Column("updated_at", UtcDateTime, nullable=False),
     )
     sa.Table(

@@ -242,6 +242,7 @@ bench_answers = sa.Table(
     sa.Column("output_tokens", sa.Integer, nullable=False),
     sa.Column("reasoning_tokens", sa.Integer, nullable=False),
     sa.Column("latency_ms", sa.Integer, nullable=True),
+    sa.Column("retries", sa.Text, nullable=True),
     sa.Column("updated_at", UtcDateTime, nullable=False),
 )
 
