@@ -894,6 +894,6 @@ def load_elbench(root: Path) -> Benchmark:
         version=_fingerprint(found),
         prompt_version=PROMPT_VERSION,
         overall="mean_of_areas",
-        source=str(base),
+        source=str(base.resolve()),  # a run reloads it from wherever `bench show` runs
         problems=problems,
     )
