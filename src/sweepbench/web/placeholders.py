@@ -16,8 +16,9 @@ COMING = {
     "/benchmarks": (
         "Run a benchmark",
         "Whole question sets, estimated low/high before running, per-role spending limits, "
-        "resumable, scored by area and task with confidence intervals. The engine and the "
-        "`sweepbench bench` commands come first; this page follows them.",
+        "resumable, scored by area and task with confidence intervals. They run from the "
+        "command line today — `sweepbench bench estimate sample`, then `sweepbench bench run "
+        "sample --model … --judge …` (see docs/benchmarks.md); this page follows.",
     ),
 }
 
