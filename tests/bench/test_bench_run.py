@@ -459,3 +459,26 @@ async def test_the_sample_benchmark_end_to_end_on_the_guessing_model(store: Stor
     rows = list(BenchStore(store).answers(outcome.run_id))
     assert not any((r["score_metadata"] or {}).get("format_valid") is False
                    for r in rows if r["task"] == choice.task)  # fmt: skip
+
+
+async def test_rule_scoring_replaces_the_judge_where_a_rule_exists(store: Store) -> None:
+    from dataclasses import replace as swap
+
+    from sweepbench.bench.report import load_report
+
+    bench = toy_benchmark(2, judged=3)
+    explain = bench.task("explain")
+    ruled = swap(explain, options={"rule_scorer": "exact"},
+                 items=tuple(swap(i, reference="42") for i in explain.items))  # fmt: skip
+    bench = swap(bench, areas=(bench.areas[0], swap(bench.areas[1], tasks=(ruled,))))
+    judged = prepare(bench, store, model="scripted/echo?text=42")
+    assert any("--judge" in e for e in judged.plan.errors)  # judged by default
+    prepared = prepare(bench, store, model="scripted/echo?text=42", rule_scoring=True)
+    assert not prepared.plan.errors and prepared.plan.judged == 0
+    assert any(n.startswith("Rule-scored: explain") for n in prepared.plan.notes)
+    assert prepared.plan.config.hash != judged.plan.config.hash
+    outcome = await BenchRunner(prepared, store, retry=FAST).run()
+    rows = [r for r in BenchStore(store).answers(outcome.run_id) if r["task"] == "explain"]
+    assert [r["passed"] for r in rows] == [True] * 3 and all(r["judge"] is None for r in rows)
+    report = load_report(store, outcome.run_id, resamples=0)
+    assert any(line.startswith("Rule-scored") for line in report.footer_lines())

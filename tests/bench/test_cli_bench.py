@@ -20,7 +20,7 @@ from tests.helpers import cli
 ANSWER_B = "scripted/echo?text=ANSWER: B"
 PASS_JUDGE = 'scripted/echo?text={"judge_result":"pass","score":1,"judge_reason":"ok"}'
 PRICED = "anthropic/claude-haiku-4-5"
-FAKE_KEY = "sk-ant-fake-0123456789"
+FAKE_KEY = "fake-anthropic-key-0123456789"
 
 
 def flat(text: str) -> str:

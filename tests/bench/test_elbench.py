@@ -460,7 +460,7 @@ def test_edu_file_when_present(tmp_path: Path) -> None:
 
 
 def test_literal_key_in_teaching_yaml_is_rejected(tmp_path: Path) -> None:
-    secret = "sk-live-4f9a8b7c6d5e4f3a2b1c"
+    secret = "literal-secret-4f9a8b7c6d5e4f3a2b1c"
     folder = tmp_path / "基本教育" / "知识点讲解"
     folder.mkdir(parents=True)
     template = {
@@ -502,7 +502,7 @@ def test_placeholder_keys_are_accepted(tmp_path: Path) -> None:
     [
         ("", True), (None, True), ("<YOUR API KEY>", True), ("${KEY}", True), ("$KEY", True),
         ("env:OPENAI_API_KEY", True), ("YOUR_API_KEY", True), ("sk-xxxxxxxx", True),
-        ("EMPTY", True), ("sk-proj-abc123def456", False), ("AIzaSyA1b2C3d4", False), (12345, False),
+        ("EMPTY", True), ("proj-abc123def456", False), ("live-A1b2C3d4e5", False), (12345, False),
     ],
 )  # fmt: skip
 def test_placeholder_key_detection(value: object, placeholder: bool) -> None:
@@ -528,3 +528,31 @@ def test_load_is_fast() -> None:
     started = time.perf_counter()
     load_elbench(DATA)
     assert time.perf_counter() - started < 2.0
+
+
+async def test_edu_rule_scoring_runs_offline(tmp_path: Path) -> None:
+    from urllib.parse import quote
+
+    from sweepbench.bench.plan import Selection
+    from sweepbench.bench.resume import prepare
+    from sweepbench.bench.run import BenchRunner
+    from sweepbench.bench.storage import BenchStore
+    from sweepbench.store import Store
+
+    record = {
+        "question": 'Grade it as JSON: "Score", "Scoring Details", "Personalized Feedback"',
+        "Score": "8/10", "Scoring Details": "mostly right", "Personalized Feedback": "good work",
+        "_scene": "AG",
+    }  # fmt: skip
+    _write_edu(tmp_path / "data", [record])
+    bench = load_elbench(tmp_path / "data")
+    reply = json.dumps({"Score": "8/10", "Scoring Details": "mostly right",
+                        "Personalized Feedback": "good work"})  # fmt: skip
+    store = Store.open(f"sqlite:///{tmp_path / 'b.db'}")
+    selection = Selection(tasks=("highlevel_edu",))
+    prepared = prepare(bench, store, model=f"scripted/echo?text={quote(reply)}",
+                       selection=selection, rule_scoring=True)  # fmt: skip
+    assert not prepared.plan.errors and prepared.plan.judged == 0
+    outcome = await BenchRunner(prepared, store).run()
+    (row,) = BenchStore(store).answers(outcome.run_id)
+    assert (row["status"], row["passed"], row["score"]) == ("scored", True, 1.0)

@@ -13,7 +13,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Literal
 
@@ -82,6 +82,9 @@ class RunConfig:
     per_task: int | None
     max_items: int | None
     max_tokens: int
+    rule_scoring: bool = False
+    """Judged tasks that have a rule scorer are scored by it instead (labelled rule-scored;
+    never ranked with judged runs)."""
 
     def as_json(self) -> dict[str, object]:
         """The canonical form (sorted lists) that is hashed and stored."""
@@ -98,6 +101,7 @@ class RunConfig:
             "per_task": self.per_task,
             "max_items": self.max_items,
             "max_tokens": self.max_tokens,
+            "rule_scoring": self.rule_scoring,
         }
 
     @property
@@ -250,6 +254,16 @@ def _selected_tasks(
     return [t for t in tasks if t.available]
 
 
+def rule_scored(task: Task) -> Task:
+    """A judged task scored by its declared rule scorer instead (``options.rule_scorer``), or
+    the task unchanged when it has none."""
+    rule = task.options.get("rule_scorer")
+    if not rule or task.grading != "judge":
+        return task
+    options = {**task.options, "rule_scored": True}
+    return replace(task, scorer=str(rule), grading="auto", judge=None, options=options)
+
+
 def _select_items(
     tasks: list[Task], selection: Selection, per_task: int | None, errors: list[str]
 ) -> list[Item]:
@@ -301,6 +315,7 @@ def build_plan(
     max_tokens: int | None = None,
     done: Collection[str] = (),
     spent: Mapping[str, Decimal] | None = None,
+    rule_scoring: bool = False,
 ) -> BenchPlan:
     """The plan for running ``model`` on ``benchmark``. ``done`` holds the keys already answered
     and scored by an earlier session of the same run (they are skipped and not estimated);
@@ -319,6 +334,14 @@ def build_plan(
         errors.append(f"questions per task must be at least 1, not {per_task}")
         per_task = None
     tasks = _selected_tasks(benchmark, selection, chosen, errors, notes)
+    if rule_scoring:
+        tasks = [rule_scored(t) for t in tasks]
+        ruled = [t.id for t in tasks if t.options.get("rule_scored")]
+        if ruled:
+            notes.append(
+                f"Rule-scored: {', '.join(ruled)} scored by a fixed rule instead of the judge; "
+                "such runs are never ranked with judged ones."
+            )
     items = _select_items(tasks, selection, per_task, errors)
     if not items and not errors:
         errors.append("nothing selected: no task has items after the filters")
@@ -355,6 +378,7 @@ def build_plan(
         per_task=per_task,
         max_items=selection.max_items,
         max_tokens=answer_limit,
+        rule_scoring=rule_scoring,
     )
     roles: list[RoleCost] = []
     needs_price_ack = False

@@ -143,6 +143,11 @@ class RunReport:
             )
         if self.run.judge:
             lines.append(f"Judged answers were graded by {self.run.judge}.")
+        if self.run.settings.get("config", {}).get("rule_scoring"):
+            lines.append(
+                "Rule-scored: tasks with a fixed-rule fallback were scored by it instead of a "
+                "judge; this run is never ranked with judged runs."
+            )
         if self.note:
             lines.append(self.note)
         return lines
@@ -166,6 +171,7 @@ class RunReport:
             "overall": s.overall_100,
             "overall_ci95": s.overall_ci95,
             "covers_scope": s.covers_scope,
+            "rule_scored": bool(self.run.settings.get("config", {}).get("rule_scoring")),
             "areas": {a.area: {"label": a.label, "score": a.score_100, "ci95": a.ci95_100,
                                "count": a.count, "complete": a.complete} for a in s.areas},
             "tasks": {t.task: {"area": t.area, "count": t.count, "expected": t.expected,

@@ -68,6 +68,14 @@ LimitTargetOpt = Annotated[
 ]
 LimitJudgeOpt = Annotated[str | None, typer.Option("--limit-judge", help="Limit for the judge.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON object, for scripts.")]
+EduScoringOpt = Annotated[
+    str,
+    typer.Option(
+        "--edu-scoring",
+        help="judge (default), or rule: score judged tasks that have a fixed-rule fallback "
+        "(ELBench's highlevel_edu) offline; such runs are labelled rule-scored.",
+    ),
+]
 
 
 def _split(raw: str | None) -> tuple[str, ...]:
@@ -106,6 +114,7 @@ def _prepare(
     limit_judge: str | None,
     resume: bool = True,
     retry_failed: bool = False,
+    edu_scoring: str = "judge",
 ) -> PreparedRun:
     selection = Selection(
         preset=preset(preset_name).name,
@@ -124,8 +133,15 @@ def _prepare(
     return prepare(
         benchmark, store, model=model, judge=judge, decision_judge=decision_judge,
         selection=selection, limits=limits, max_tokens=max_tokens, resume=resume,
-        retry_failed=retry_failed,
+        retry_failed=retry_failed, rule_scoring=_rule_scoring(edu_scoring),
     )  # fmt: skip
+
+
+def _rule_scoring(edu_scoring: str) -> bool:
+    choice = edu_scoring.strip().lower()
+    if choice not in ("judge", "rule"):
+        raise UserError(f"--edu-scoring is judge or rule, not {edu_scoring!r}")
+    return choice == "rule"
 
 
 def _plan_json(prepared: PreparedRun) -> dict[str, Any]:
@@ -273,6 +289,7 @@ def estimate_command(
     limit: LimitOpt = None,
     limit_target: LimitTargetOpt = None,
     limit_judge: LimitJudgeOpt = None,
+    edu_scoring: EduScoringOpt = "judge",
     data: DataOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -286,6 +303,7 @@ def estimate_command(
             preset_name=preset_name, scope_name=scope_name, areas=areas, tasks=tasks,
             skills=skills, per_task=per_task, max_items=max_items, max_tokens=max_tokens,
             limit=limit, limit_target=limit_target, limit_judge=limit_judge,
+            edu_scoring=edu_scoring,
         )  # fmt: skip
     if as_json:
         typer.echo(json.dumps(_plan_json(prepared), indent=2, ensure_ascii=False))
@@ -312,6 +330,7 @@ def run_command(
     limit: LimitOpt = None,
     limit_target: LimitTargetOpt = None,
     limit_judge: LimitJudgeOpt = None,
+    edu_scoring: EduScoringOpt = "judge",
     concurrency: Annotated[
         int, typer.Option("--concurrency", help="Requests at once (1–100).")
     ] = DEFAULT_CONCURRENCY,
@@ -351,7 +370,7 @@ def run_command(
             preset_name=preset_name, scope_name=scope_name, areas=areas, tasks=tasks,
             skills=skills, per_task=per_task, max_items=max_items, max_tokens=max_tokens,
             limit=limit, limit_target=limit_target, limit_judge=limit_judge,
-            resume=not no_resume, retry_failed=retry_failed,
+            resume=not no_resume, retry_failed=retry_failed, edu_scoring=edu_scoring,
         )  # fmt: skip
         plan = prepared.plan
         if not as_json:

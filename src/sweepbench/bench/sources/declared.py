@@ -52,7 +52,7 @@ SCORER_OPTIONS: dict[str, frozenset[str]] = {
     "choice_multi": frozenset({"choices", "prefixes"}),
     "regex": frozenset({"pattern"}),
     "numeric": frozenset({"tolerance", "relative"}),
-    "judge": frozenset({"scale"}),
+    "judge": frozenset({"scale", "rule_scorer"}),
     "edu_rule": frozenset({"scale"}),
     "runtime": frozenset({"scale"}),
 }
@@ -442,9 +442,18 @@ def _check_pattern(value: Any) -> str:
     return ""
 
 
+def _check_rule_scorer(value: Any) -> str:
+    from sweepbench.bench.scoring import RULE_SCORERS
+
+    if value in RULE_SCORERS:
+        return ""
+    return f"must be a rule scorer ({', '.join(RULE_SCORERS)}), used with --edu-scoring rule"
+
+
 _OPTION_CHECKS: dict[str, Callable[[Any], str]] = {
     "choices": _check_choices, "prefixes": _check_prefixes, "tolerance": _check_tolerance,
     "relative": _check_relative, "scale": _check_scale, "pattern": _check_pattern,
+    "rule_scorer": _check_rule_scorer,
 }  # fmt: skip
 
 
