@@ -21,7 +21,7 @@ from typing import Any
 
 import pydantic_core
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from sweepbench.money.ceilings import micro_to_usd, usd_to_micro
@@ -137,8 +137,11 @@ def _run_row(row: Any) -> RunRow:
 class BenchStore:
     """Benchmark tables of a :class:`Store`."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, fast_sqlite: bool = True) -> None:
         self.store = store
+        self.fast_sqlite = fast_sqlite
+        """On SQLite, write through the driver's own ``executemany`` (False: SQLAlchemy Core,
+        the path PostgreSQL takes)."""
         self._writer = writer(store.engine)
 
     # -- runs --------------------------------------------------------------------------------
@@ -221,7 +224,7 @@ class BenchStore:
             return
         now = _now()
         with self._writer.begin() as conn:
-            if conn.dialect.name == "sqlite":
+            if conn.dialect.name == "sqlite" and self.fast_sqlite:
                 _write_sqlite(conn, run_id, now, answers, spend)
             else:
                 _write_portable(conn, run_id, now, answers, spend)
@@ -324,10 +327,11 @@ def _write_portable(
     answers: Sequence[AnswerRow],
     spend: Sequence[SpendLine],
 ) -> None:
-    """SQLAlchemy Core (PostgreSQL)."""
+    """SQLAlchemy Core: PostgreSQL (and SQLite, where tests compare it with the fast path)."""
     if answers:
         rows = [a.values(run_id, now) for a in answers]
-        insert = postgresql.insert(bench_answers)
+        dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+        insert = dialect.insert(bench_answers)
         update = {c: insert.excluded[c] for c in rows[0] if c not in ("run_id", "key")}
         conn.execute(
             insert.on_conflict_do_update(index_elements=["run_id", "key"], set_=update), rows
