@@ -482,3 +482,19 @@ async def test_rule_scoring_replaces_the_judge_where_a_rule_exists(store: Store)
     assert [r["passed"] for r in rows] == [True] * 3 and all(r["judge"] is None for r in rows)
     report = load_report(store, outcome.run_id, resamples=0)
     assert any(line.startswith("Rule-scored") for line in report.footer_lines())
+
+
+async def test_a_zero_limit_lets_free_calls_run(store: Store) -> None:
+    outcome = await _run(store, model="scripted/echo?text=42", limits=Limits(total=Decimal(0)))
+    assert outcome.status == "completed" and outcome.scored == 10
+
+
+def test_limits_over_an_unpriced_model_are_said_to_be_unenforceable(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sweepbench.bench import plan as plan_module
+
+    monkeypatch.setattr(plan_module, "price_for", lambda info: None)
+    plan = build_plan(toy_benchmark(2), model="scripted/echo", limits=Limits(total=Decimal(1)))
+    assert plan.needs_price_ack and plan.low is None
+    assert any("cannot hold calls to scripted/echo" in note for note in plan.notes)

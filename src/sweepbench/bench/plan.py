@@ -419,6 +419,11 @@ def build_plan(
             f"No cost estimate: no price is listed for {', '.join(unpriced)}. "
             "To run anyway, add --accept-unpriced."
         )
+        if any(v is not None for v in (limits.total, limits.target, limits.judge)):
+            notes.append(
+                f"Spending limits cannot hold calls to {', '.join(unpriced)}: with no price "
+                "their cost is unknown, so they count as $0 against every limit."
+            )
     return BenchPlan(
         benchmark=benchmark,
         selection=selection,

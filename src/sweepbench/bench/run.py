@@ -456,11 +456,13 @@ class BenchRunner:
         limits = self._limits
         if limits.total is None and limits.target is None and limits.judge is None:
             return
+        # "reached" needs money spent: a $0 limit lets $0 (local) calls run
         total = sum(self._spent.values(), Decimal(0))
-        if limits.total is not None and total >= limits.total:
+        if limits.total is not None and total >= limits.total and total > 0:
             raise _Stop("paused_budget", "the run reached its spending limit")
         role_limit = limits.for_role(role)
-        if role_limit is not None and self._spent.get(role, Decimal(0)) >= role_limit:
+        role_spent = self._spent.get(role, Decimal(0))
+        if role_limit is not None and role_spent >= role_limit and role_spent > 0:
             word = "model under test" if role == "target" else "judge"
             raise _Stop("paused_budget", f"the {word} reached its spending limit")
 
