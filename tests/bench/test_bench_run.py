@@ -498,3 +498,20 @@ def test_limits_over_an_unpriced_model_are_said_to_be_unenforceable(
     plan = build_plan(toy_benchmark(2), model="scripted/echo", limits=Limits(total=Decimal(1)))
     assert plan.needs_price_ack and plan.low is None
     assert any("cannot hold calls to scripted/echo" in note for note in plan.notes)
+
+
+async def test_stop_while_grading_keeps_the_answer_for_a_regrade(store: Store) -> None:
+    bench = toy_benchmark(0, judged=4)
+    judge = f"scripted/echo?ttft=5&text={VERDICT}"
+    prepared = prepare(bench, store, model="scripted/echo?text=42", judge=judge)
+    runner = BenchRunner(prepared, store, retry=FAST, concurrency=4)
+    task = asyncio.create_task(runner.run())
+    await asyncio.sleep(0.3)  # every answer is in; the judge is still thinking
+    runner.stop()
+    outcome = await task
+    assert outcome.status == "interrupted"
+    rows = list(BenchStore(store).answers(outcome.run_id))
+    assert len(rows) == 4 and {r["error_type"] for r in rows} == {"judge_not_run"}
+    assert all(r["answer"] == "42" for r in rows)
+    again = prepare(bench, store, model="scripted/echo?text=42", judge=judge)
+    assert set(again.regrade) == {r["key"] for r in rows}  # graded again, not asked again

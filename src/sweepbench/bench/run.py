@@ -416,6 +416,10 @@ class BenchRunner:
             except _Stop as stop:
                 self._queue(self._failure(item, "judge_not_run", stop.reason, answer=answer))
                 raise
+            except asyncio.CancelledError:  # stopped while grading: keep the paid-for answer
+                reason = "stopped before the judge answered"
+                self._queue(self._failure(item, "judge_not_run", reason, answer=answer))
+                raise
             if result.error is not None:
                 self._queue(self._failure(item, "judge_error", str(result.error), answer=answer))
                 return

@@ -477,7 +477,8 @@ def runs_command(
     if as_json:
         typer.echo(json.dumps([
             {"run_id": r.id, "benchmark": r.benchmark, "model": r.model, "judge": r.judge,
-             "status": r.status, "updated_utc": r.updated_at.isoformat(), "items": r.items,
+             "status": r.status, "stopped_unexpectedly": _status_words(r) == "stopped unexpectedly",
+             "updated_utc": r.updated_at.isoformat(), "items": r.items,
              "scored": sum(1 for s in st.values() if s == "scored"),
              "errors": sum(1 for s in st.values() if s == "failed")}
             for r, st in summaries
