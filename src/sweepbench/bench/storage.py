@@ -2,9 +2,10 @@
 
 Answers and spend lines are written in one transaction per batch (:meth:`BenchStore.write`):
 an answer is never stored without the cost of the calls that made it. The reverse can happen:
-a call's cost is queued as soon as the call ends, so a crash (or a Stop) between a judged
-item's answer and its grade keeps the answer's cost line without the answer; the resumed run
-asks again and that second call is counted too — it was paid for. A retried item's row is
+a call's cost is queued as soon as the call ends, so a crash between a judged item's answer
+and its grade keeps the answer's cost line without the answer; the resumed run asks again and
+that second call is counted too — it was paid for. (A Stop keeps the answer instead, as a
+``judge_not_run`` failure that a resume re-grades.) A retried item's row is
 replaced (its key is the primary key within a run), so an item is never stored twice.
 """
 
