@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -484,20 +485,22 @@ def runs_command(
             for r, st in summaries
         ], indent=2))  # fmt: skip
         return
-    table = Table(title="Benchmark runs (sweepbench bench show RUN for the scores)")
-    # the id is what `bench show` takes, and it names the model: never cut it
-    table.add_column("run", no_wrap=True)
-    for column in ("status", "scored", "updated (UTC)"):
-        table.add_column(column, justify="right" if column == "scored" else "left")
+    if not summaries:
+        out.print("No benchmark runs yet (sweepbench bench run …).")
+        return
+    # Two lines a run, so the id — what `bench show` takes — is never cut at any width.
     for row, statuses in summaries:
         scored = sum(1 for s in statuses.values() if s == "scored")
         failed = len(statuses) - scored
-        table.add_row(
-            row.id, _status_words(row),
-            f"{scored:,}/{row.items:,}" + (f" ({failed} errors)" if failed else ""),
-            row.updated_at.strftime("%Y-%m-%d %H:%M"),
-        )  # fmt: skip
-    out.print(table)
+        errors = f" ({failed:,} errors)" if failed else ""
+        judge = f" · judge {row.judge}" if row.judge else ""
+        out.print(f"[bold]{escape(row.id)}[/bold]", soft_wrap=True)
+        out.print(
+            f"    {_status_words(row)} · {scored:,}/{row.items:,} scored{errors} · "
+            f"{row.benchmark}{escape(judge)} · {row.updated_at:%Y-%m-%d %H:%M} UTC",
+            highlight=False,
+        )
+    out.print("[dim]sweepbench bench show RUN for the scores[/dim]")
 
 
 def _status_words(row: RunRow) -> str:
