@@ -503,10 +503,19 @@ def runs_command(
     out.print("[dim]sweepbench bench show RUN for the scores[/dim]")
 
 
+STATUS_WORDS = {
+    "running": "running",
+    "completed": "finished",
+    "completed_with_errors": "finished with errors",
+    "paused_budget": "paused at the spending limit",
+    "interrupted": "stopped early",
+}
+
+
 def _status_words(row: RunRow) -> str:
     if row.status == "running" and not run_is_live(row):
         return "stopped unexpectedly"
-    return row.status.replace("_", " ")
+    return STATUS_WORDS.get(row.status, row.status)
 
 
 @bench.command("show")
