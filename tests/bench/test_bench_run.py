@@ -266,8 +266,10 @@ def _one_item_benchmark(scorer: str, prompt: str, reference: str, **options: Any
     return Benchmark("one", "One", (Area("a", "A", (task,)),), version="1")
 
 
-async def _run_replay(store: Store, benchmark: Benchmark, fake: _Replay) -> dict[str, Any]:
-    prepared = prepare(benchmark, store, model="scripted/echo", max_tokens=300)
+async def _run_replay(
+    store: Store, benchmark: Benchmark, fake: _Replay, limits: Limits | None = None
+) -> dict[str, Any]:
+    prepared = prepare(benchmark, store, model="scripted/echo", max_tokens=300, limits=limits)
     runner = BenchRunner(prepared, store, retry=FAST)
     runner._model("scripted/echo")  # create its semaphore, then swap in the fake
     runner._models["scripted/echo"] = fake
@@ -302,6 +304,7 @@ async def test_choice_answer_still_without_a_letter_is_scored_and_marked(store: 
     assert row["status"] == "scored" and row["passed"] is False and row["attempts"] == 2
     assert row["score_metadata"]["format_valid"] is False
     assert row["answer"] == "maybe"  # the first answer is the one scored
+    assert row["output_tokens"] == 1 + 2  # and both tries are counted
 
 
 async def test_math_answer_cut_by_the_limit_is_asked_for_the_boxed_answer(store: Store) -> None:
@@ -360,7 +363,7 @@ async def test_calls_in_flight_never_exceed_the_concurrency(store: Store) -> Non
         finally:
             in_flight -= 1
 
-    run_module.BenchRunner._stream = counting  # type: ignore[method-assign]
+    run_module.BenchRunner._stream = counting  # type: ignore[method-assign,assignment]
     try:
         outcome = await _run(
             store, benchmark=toy_benchmark(30, judged=30), model="scripted/echo?text=42&ttft=0.01",
@@ -515,3 +518,89 @@ async def test_stop_while_grading_keeps_the_answer_for_a_regrade(store: Store) -
     assert all(r["answer"] == "42" for r in rows)
     again = prepare(bench, store, model="scripted/echo?text=42", judge=judge)
     assert set(again.regrade) == {r["key"] for r in rows}  # graded again, not asked again
+
+
+async def test_a_limit_between_the_two_tries_keeps_the_paid_answer(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sweepbench.bench import run as run_module
+
+    monkeypatch.setattr(run_module, "price_for", lambda info: CENT_A_CALL)
+    fake = _Replay([("I think it is B", "end"), ("ANSWER: B", "end")])
+    bench = _one_item_benchmark("choice", "Pick: A) x B) y", "B")
+    row = await _run_replay(store, bench, fake, Limits(total=Decimal("0.01")))
+    assert len(fake.requests) == 1  # the reminder was not sent: the limit was reached
+    assert (row["status"], row["answer"], row["passed"]) == ("scored", "I think it is B", False)
+    (run,) = BenchStore(store).runs()
+    assert run.status == "paused_budget"
+
+
+async def test_a_content_filter_message_is_scrubbed(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sweepbench.errors import ErrorKind
+
+    sentinel = "sentinel-filter-key-0123456789"
+    monkeypatch.setenv("OPENROUTER_API_KEY", sentinel)
+    blocked = ProviderError(
+        f"content_filter: blocked for key {sentinel}",
+        kind=ErrorKind.BAD_REQUEST, provider="openrouter", status=400,
+    )  # fmt: skip
+    row = await _run_replay(store, _one_item_benchmark("exact", "Say 42", "42"), _Replay([blocked]))
+    assert sentinel not in row["answer"] and "[redacted]" in row["answer"]
+
+
+async def test_retry_failed_leaves_unasked_items_and_says_so(store: Store) -> None:
+    bench = toy_benchmark(6, judged=2)
+    stopped = prepare(bench, store, model="scripted/echo?text=42", judge="scripted/echo?text=x")
+    runner = BenchRunner(stopped, store, retry=FAST, concurrency=1)
+    runner.on_progress = lambda p: runner.stop() if p.done == 7 else None  # 6 + 1 judged
+    first = await runner.run()
+    assert first.status == "interrupted"
+    assert len(BenchStore(store).statuses(first.run_id)) == 7  # one judged item never asked
+    retry = prepare(bench, store, model="scripted/echo?text=42", judge="scripted/echo?text=x",
+                    retry_failed=True)  # fmt: skip
+    assert len(retry.plan.items) == 1 and retry.plan.already_done == 6
+    assert retry.plan.role("target") is not None
+    assert retry.plan.role("target").calls == 0  # type: ignore[union-attr]  # re-grade only
+    outcome = await BenchRunner(retry, store, retry=FAST).run()
+    assert outcome.status == "interrupted" and "not asked yet" in (outcome.reason or "")
+
+
+def test_plan_refusals_and_aliases() -> None:
+    bad = build_plan(toy_benchmark(2), model="scripted/echo", max_tokens=-5)
+    assert any("at least 1 token" in e for e in bad.errors)
+    auto = build_plan(toy_benchmark(2, judged=2), model="scripted/echo",
+                      selection=Selection(preset="auto-checked"),
+                      judge="openrouter/some/unreachable-model")  # fmt: skip
+    assert not auto.errors and auto.config.judge is None  # an unused judge is not checked
+    judged = build_plan(toy_benchmark(0, judged=2), model="scripted/echo",
+                        judge="scripted/echo", decision_judge=True)  # fmt: skip
+    role = judged.role("judge")
+    assert role is not None and role.low == role.high  # verdict only: high is its low
+
+
+def test_free_models_keep_their_rate_when_only_tokens_are_limited(store: Store) -> None:
+    prepared = prepare(toy_benchmark(2), store, model="scripted/echo?text=42")
+    runner = BenchRunner(prepared, store, rate_limits=RateLimits(tpm=1_000_000))
+    runner._model("scripted/echo?text=42")
+    limits = runner._limiters["scripted/echo?text=42"].limits
+    assert (limits.rpm, limits.tpm) == (None, 1_000_000)
+    free = "scripted/echo?text=a:free"
+    runner._model(free)
+    assert (runner._limiters[free].limits.rpm, runner._limiters[free].limits.tpm) == (20, 1_000_000)
+
+
+def test_an_ambiguous_run_prefix_is_an_error(store: Store) -> None:
+    from datetime import UTC, datetime
+
+    from sweepbench.bench.storage import RunRow
+
+    runs = BenchStore(store)
+    now = datetime.now(UTC)
+    for suffix in ("a", "b"):
+        runs.create_run(RunRow(f"toy-{suffix}", "h", "toy", "m", None, "completed", None, now,
+                               now, 1, {}))  # fmt: skip
+    with pytest.raises(UserError, match="matches 2 runs"):
+        runs.run("toy-")
+    assert runs.run("toy-a") is not None and runs.exists("toy-b") and not runs.exists("toy")

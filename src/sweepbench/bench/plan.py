@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Literal
 
-from sweepbench.bench.catalog import PRESETS, Preset
+from sweepbench.bench.catalog import PRESET_ALIASES, PRESETS, Preset
 from sweepbench.bench.items import Benchmark, Item, Scope, Task
 from sweepbench.bench.scoring.judge import JUDGE_HIGH_OUTPUT_TOKENS, judge_request_text_chars
 from sweepbench.errors import UserError
@@ -316,18 +316,21 @@ def build_plan(
     done: Collection[str] = (),
     spent: Mapping[str, Decimal] | None = None,
     rule_scoring: bool = False,
+    judge_only: Collection[str] = (),
 ) -> BenchPlan:
     """The plan for running ``model`` on ``benchmark``. ``done`` holds the keys already answered
     and scored by an earlier session of the same run (they are skipped and not estimated);
-    ``spent`` what each role already spent there (limits are cumulative)."""
+    ``spent`` what each role already spent there (limits are cumulative); ``judge_only`` the
+    keys whose stored answer only needs grading again (no call to the model under test)."""
     selection = selection or Selection()
     limits = limits or Limits()
     spent = dict(spent or {})
     errors: list[str] = []
     notes: list[str] = []
-    chosen = PRESETS.get(selection.preset)
+    key = selection.preset.strip().lower()
+    chosen = PRESETS.get(PRESET_ALIASES.get(key, key))
     if chosen is None:
-        errors.append(f"unknown preset {selection.preset!r}; choose quick, auto or full")
+        errors.append(f"unknown preset {selection.preset!r}; choose quick, auto-checked or full")
         chosen = PRESETS["full"]
     per_task = selection.per_task if selection.per_task is not None else chosen.per_task
     if per_task is not None and per_task < 1:
@@ -348,10 +351,13 @@ def build_plan(
     target_info = _info(model, errors, "target")
     needs_judge = {t.id for t in tasks if t.needs_judge}
     judge_info: ModelInfo | None = None
-    if judge is not None:
+    if judge is not None and needs_judge:  # a judge no task needs is not checked, nor used
         judge_info = _info(judge, errors, "judge")
         if judge == model:
             notes.append(f"The judge is the model under test: {model} grades its own answers.")
+    if max_tokens is not None and max_tokens < 1:
+        errors.append(f"the answer length limit must be at least 1 token, not {max_tokens}")
+        max_tokens = None
     answer_limit = max_tokens or DEFAULT_ANSWER_TOKENS
     if target_info is not None and target_info.max_output_tokens:
         answer_limit = min(answer_limit, target_info.max_output_tokens)
@@ -385,10 +391,12 @@ def build_plan(
     if target_info is not None:
         price = price_for(target_info)
         needs_price_ack |= price is None
-        chars = sum(len(i.prompt) + len(i.system or "") for i in pending)
+        regrade = set(judge_only)
+        asked = [i for i in pending if i.key not in regrade]
+        chars = sum(len(i.prompt) + len(i.system or "") for i in asked)
         roles.append(
             _role_cost(
-                "target", model, price, len(pending), chars, 0, len(pending) * answer_limit,
+                "target", model, price, len(asked), chars, 0, len(asked) * answer_limit,
                 limits.target, spent.get("target", Decimal(0)),
             )
         )  # fmt: skip
@@ -397,14 +405,17 @@ def build_plan(
         needs_price_ack |= price is None
         task_of = {t.id: t for t in tasks}
         chars = sum(judge_request_text_chars(task_of[i.task], i) for i in judged)
+        # spec §6.1: a chat judge's high adds the answers at their limit and a stated output
+        # allowance; a verdict-only (decision) judge's high is its low
+        answers_in = 0 if decision_judge else len(judged) * answer_limit
         out = 0 if decision_judge else len(judged) * JUDGE_HIGH_OUTPUT_TOKENS
         roles.append(
             _role_cost(
-                "judge", judge, price, len(judged), chars, len(judged) * answer_limit, out,
+                "judge", judge, price, len(judged), chars, answers_in, out,
                 limits.judge, spent.get("judge", Decimal(0)),
             )
         )  # fmt: skip
-    free = [m for m in {model, judge} if m and m.endswith(":free")]
+    free = [m for m in {model, config.judge} if m and m.endswith(":free")]
     if free:
         notes.append(
             f"Free models on OpenRouter ({', '.join(sorted(free))}) are limited to about 20 "

@@ -25,7 +25,7 @@ from sweepbench.bench.results import (
     summarise,
     summary_csv,
 )
-from sweepbench.bench.storage import BenchStore, RunRow
+from sweepbench.bench.storage import BenchStore, RunRow, run_is_live
 from sweepbench.errors import SweepbenchError, UserError
 from sweepbench.settings import scrub
 from sweepbench.store import Store
@@ -100,6 +100,11 @@ class RunReport:
     note: str | None = None
 
     @property
+    def live(self) -> bool:
+        """True while the run is still going in another process."""
+        return run_is_live(self.run)
+
+    @property
     def outcome(self) -> Outcome:
         """The run's outcome (a run still marked running reads as stopped early)."""
         status = self.run.status
@@ -161,6 +166,7 @@ class RunReport:
             "model": self.run.model,
             "judge": self.run.judge,
             "status": self.run.status,
+            "live": self.live,
             "reason": self.run.reason,
             "config_hash": self.run.config_hash,
             "scored": self.scored,

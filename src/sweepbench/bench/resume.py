@@ -72,16 +72,17 @@ def prepare(
     if retry_failed and not failed:
         plan = replace(plan, items=(), errors=(*plan.errors, _nothing_to_retry(previous)))
         return PreparedRun(plan, previous)
-    if retry_failed:
-        done = set(plan.selected_keys) - failed
-    else:
-        done = {k for k, s in statuses.items() if s == "scored"}
-    plan = build_plan(benchmark, done=done, spent=runs.spent(previous.id), **kwargs)
+    scored = {k for k, s in statuses.items() if s == "scored"}
+    done = set(plan.selected_keys) - failed if retry_failed else scored
     regrade = {
         key: row
         for key, row in runs.failed_answers(previous.id).items()
         if row["error_type"] in JUDGE_ERRORS and row["answer"] is not None
     }
+    spent = runs.spent(previous.id)
+    plan = build_plan(benchmark, done=done, spent=spent, judge_only=regrade, **kwargs)
+    if retry_failed:  # the items left out were not all answered: say what really was
+        plan = replace(plan, already_done=len(scored & set(plan.selected_keys)))
     return PreparedRun(plan, previous, retry_failed, regrade)
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import random
 import time
@@ -210,7 +211,7 @@ class BenchRunner:
     def _new_run_id(self, started: datetime) -> str:
         base = run_id_for(self.plan.config, started.strftime("%Y%m%d-%H%M%S"))
         run_id, n = base, 1
-        while self.runs.run(run_id) is not None and self.runs.run(run_id).id == run_id:  # type: ignore[union-attr]
+        while self.runs.exists(run_id):
             n += 1
             run_id = f"{base}-{n}"
         return run_id
@@ -312,18 +313,21 @@ class BenchRunner:
             self.runs.set_status(
                 self.run_id, "running", None, limits=settings["limits"],
                 concurrency=self.concurrency, worker=settings["worker"],
+                benchmark_source=settings["benchmark_source"],  # the data may have moved
             )  # fmt: skip
 
     def _finish(self, wall_s: float) -> RunOutcome:
         statuses = self.runs.statuses(self.run_id)
         scored = sum(1 for s in statuses.values() if s == "scored")
         errors = len(statuses) - scored
+        unasked = self.plan.selected - len(statuses)
         if self._stop_status is not None:
             status, reason = self._stop_status
+        elif unasked > 0:  # --retry-failed retried the errors; these were never asked
+            status = "interrupted"
+            reason = f"{unasked} item(s) not asked yet: run without --retry-failed to answer them"
         elif errors:
             status, reason = "completed_with_errors", f"{errors} item(s) hit errors"
-        elif scored < self.plan.selected:
-            status, reason = "interrupted", f"{self.plan.selected - scored} item(s) not answered"
         else:
             status, reason = "completed", None
         spent = dict(self._spent)
@@ -364,12 +368,15 @@ class BenchRunner:
         if task.needs_judge:
             await self._judge(task, item, answer)
             return
+        self._queue(self._auto_scored(task, item, answer))
+
+    def _auto_scored(self, task: Task, item: Item, answer: _Answer) -> AnswerRow:
+        """The row of an answer checked by its task's rule (a scoring error is a failure)."""
         try:
             score = score_answer(task, item, answer.text)
         except SweepbenchError as exc:
-            self._queue(self._failure(item, "scoring_error", str(exc), answer=answer))
-            return
-        self._queue(self._scored(item, answer, score, judge=None))
+            return self._failure(item, "scoring_error", str(exc), answer=answer)
+        return self._scored(item, answer, score, judge=None)
 
     async def _answer(self, task: Task, item: Item) -> _Answer:
         """Ask the model under test (with retries), then once more where spec §10.3 says so:
@@ -380,7 +387,7 @@ class BenchRunner:
         )
         request = Request(config.model, messages, self._answer_settings)
         result, attempts = await self._call("target", request, item.key)
-        answer = _from_result(result, attempts)
+        answer = _from_result(result, attempts, self._scrub)
         if answer.error is not None:
             return answer
         check = format_checker(task, item)
@@ -389,10 +396,22 @@ class BenchRunner:
         second = second_try(task, item, messages, result, config.max_tokens, check)
         if second is None:
             return answer
-        retried, more = await self._call("target", second, item.key)
-        if retried.error is None and (check is None or check(retried.text)):
-            return _from_result(retried, attempts + more).after(answer)
-        answer.attempts += more
+        try:
+            retried, more = await self._call("target", second, item.key)
+        except _Stop as stop:  # a limit or Stop between the tries: the paid answer stands
+            self._halt(stop.status, stop.reason)
+            return answer
+        except asyncio.CancelledError:  # stopped during the second try: keep the first
+            self._queue(self._auto_scored(task, item, answer))
+            raise
+        again = _from_result(retried, attempts + more, self._scrub)
+        if again.error is None and (check is None or check(again.text)):
+            return again.after(answer)
+        answer.attempts = again.attempts
+        answer.input_tokens += again.input_tokens
+        answer.output_tokens += again.output_tokens
+        answer.reasoning_tokens += again.reasoning_tokens
+        answer.latency_ms += again.latency_ms
         return answer
 
     async def _judge(self, task: Task, item: Item, answer: _Answer) -> None:
@@ -450,8 +469,8 @@ class BenchRunner:
             provider = f"provider:{model.info.provider}"
             self._semaphores.setdefault(provider, asyncio.Semaphore(self.concurrency))
             limits = self._rate_limits
-            if not limits.any and model_id.endswith(":free"):
-                limits = RateLimits(rpm=FREE_MODEL_RPM)
+            if limits.rpm is None and model_id.endswith(":free"):  # the user's value wins
+                limits = dataclasses.replace(limits, rpm=FREE_MODEL_RPM)
             if limits.any:
                 self._limiters[model_id] = RateLimiter(limits)
         return model
@@ -628,7 +647,7 @@ class BenchRunner:
         self.runs.write(self.run_id, answers, spend)
 
 
-def _from_result(result: Result, attempts: int) -> _Answer:
+def _from_result(result: Result, attempts: int, scrub: Callable[[str], str]) -> _Answer:
     """The answer a call gave. A provider's content filter refusing the prompt is an answer
     (``[UPSTREAM_FILTERED:<code>] <message>``, scored like any other, usually a fail), not an
     error: it says something about the model as deployed (spec §10.2)."""
@@ -637,7 +656,7 @@ def _from_result(result: Result, attempts: int) -> _Answer:
     text = result.text
     code = None if error is None else filter_code(error)
     if error is not None and code is not None:
-        text, error = f"[UPSTREAM_FILTERED:{code}] {error.args[0]}", None
+        text, error = scrub(f"[UPSTREAM_FILTERED:{code}] {error.args[0]}"), None
     return _Answer(
         text=text,
         stop_reason=result.stop_reason if code is None else "refusal",

@@ -25,6 +25,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
+from sweepbench.errors import UserError
 from sweepbench.money.ceilings import micro_to_usd, usd_to_micro
 from sweepbench.store import Store
 from sweepbench.store.engine import writer
@@ -171,6 +172,12 @@ class BenchStore:
                 values["settings"] = _json(merged)
             conn.execute(bench_runs.update().where(bench_runs.c.id == run_id).values(values))
 
+    def exists(self, run_id: str) -> bool:
+        """True when a run has exactly this id."""
+        query = sa.select(bench_runs.c.id).where(bench_runs.c.id == run_id)
+        with self.store.engine.connect() as conn:
+            return conn.execute(query).first() is not None
+
     def run(self, run_id: str) -> RunRow | None:
         """A run by id (a unique prefix works too)."""
         with self.store.engine.connect() as conn:
@@ -179,7 +186,12 @@ class BenchStore:
                 rows = conn.execute(
                     sa.select(bench_runs).where(bench_runs.c.id.startswith(run_id, autoescape=True))
                 ).fetchall()
-                row = rows[0] if len(rows) == 1 else None
+                if len(rows) > 1:
+                    names = ", ".join(sorted(r.id for r in rows)[:5])
+                    raise UserError(
+                        f"{run_id!r} matches {len(rows)} runs ({names}…); give more of the id"
+                    )
+                row = rows[0] if rows else None
         return None if row is None else _run_row(row)
 
     def runs(self, limit: int = 50) -> list[RunRow]:
@@ -346,6 +358,11 @@ STALE_AFTER_S = 60.0
 runner touches it every 15 s)."""
 
 
+REUSED_PID_AFTER_S = 600.0
+"""On this host a live worker's process exists; but one silent for ten minutes (forty missed
+heartbeats) is dead even if its pid was given to another program since."""
+
+
 def this_worker() -> dict[str, Any]:
     """Who is running a run: this host and process."""
     return {"host": socket.gethostname(), "pid": os.getpid()}
@@ -360,6 +377,9 @@ def run_is_live(run: RunRow, now: datetime | None = None) -> bool:
     pid = worker.get("pid")
     if worker.get("host") == socket.gethostname() and isinstance(pid, int):
         if pid == os.getpid():
+            return False
+        age = ((now or _now()) - run.updated_at).total_seconds()
+        if age > REUSED_PID_AFTER_S:  # silent this long: the pid now belongs to another program
             return False
         try:
             os.kill(pid, 0)

@@ -456,11 +456,21 @@ def _show(store: Store, run_id: str, *, as_json: bool, skills: bool = False) -> 
     if as_json:
         typer.echo(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
         return
-    heading, body = outcome_text(
-        report.outcome, scored=report.scored, errors=report.errors, spent=report.spent,
-        reason=report.run.reason,
-    )  # fmt: skip
-    out.print(f"[bold]{heading}[/bold]  {body}", highlight=False)
+    if report.live:
+        worker = report.run.settings.get("worker", {})
+        errors = f", {report.errors:,} hit errors" if report.errors else ""
+        heading = "Running…"
+        body = (
+            f"{report.scored:,} answers scored so far{errors}, {format_money(report.spent)} "
+            f"spent; the run is still going (process {worker.get('pid')} on "
+            f"{worker.get('host')})."
+        )
+    else:
+        heading, body = outcome_text(
+            report.outcome, scored=report.scored, errors=report.errors, spent=report.spent,
+            reason=report.run.reason,
+        )  # fmt: skip
+    out.print(f"[bold]{heading}[/bold]  {escape(body)}", highlight=False)
     out.print(report.table(skills=skills))
     for line in report.footer_lines():
         out.print(line, highlight=False)
