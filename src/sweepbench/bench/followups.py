@@ -61,10 +61,13 @@ def second_try(
       otherwise → the conversation so far plus a reminder of the required final line;
     - a math or AIME answer cut by the length limit → the prompt without "think step by step",
       asking only for the boxed answer (at most 512 tokens)."""
-    model = result.model
     cut = result.stop_reason == "max_tokens"
+    invalid = check is not None and not check(result.text)
+    if not invalid and not (cut and task.scorer in ("math", "aime")):
+        return None  # the common case, first and cheap
+    model = result.model
     system = tuple(m for m in messages if m.role == "system")
-    if check is not None and not check(result.text):
+    if invalid:
         if cut and (result.text.strip() or result.usage.reasoning_tokens >= 512):
             choices = int(item.metadata.get("choices") or task.options.get("choices") or 4)
             letters = "".join(chr(ord("A") + i) for i in range(choices))

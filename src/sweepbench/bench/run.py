@@ -61,6 +61,8 @@ from sweepbench.store import Store
 
 log = logging.getLogger(__name__)
 
+CHOICE_SCORERS = frozenset({"choice", "choice_multi"})
+"""Tasks whose answers must carry an extractable letter (the others need no format check)."""
 FREE_MODEL_RPM = 20
 """OpenRouter's ``:free`` models allow about 20 requests a minute (spec §5.3)."""
 HEARTBEAT_S = 15.0
@@ -390,7 +392,7 @@ class BenchRunner:
         answer = _from_result(result, attempts, self._scrub)
         if answer.error is not None:
             return answer
-        check = format_checker(task, item)
+        check = format_checker(task, item) if task.scorer in CHOICE_SCORERS else None
         if check is not None and not check(result.text):
             answer.format_valid = False
         second = second_try(task, item, messages, result, config.max_tokens, check)
