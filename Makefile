@@ -1,5 +1,5 @@
 # One task runner; CI runs the same test command as the README (.ci/run).
-.PHONY: lint typecheck test bench check
+.PHONY: lint typecheck test bench bench-overhead check
 
 lint:
 	ruff check src tests benchmarks
@@ -13,5 +13,8 @@ test:
 
 bench:
 	python benchmarks/local_decode.py
+
+bench-overhead:
+	python benchmarks/bench_overhead.py
 
 check: lint typecheck test
