@@ -138,6 +138,19 @@ def _prepare(
     )  # fmt: skip
 
 
+PLAN_OPTIONS = (
+    "model", "judge", "decision_judge", "preset_name", "scope_name", "areas", "tasks", "skills",
+    "per_task", "max_items", "max_tokens", "limit", "limit_target", "limit_judge", "edu_scoring",
+)  # fmt: skip
+"""The options `bench estimate` and `bench run` share (Typer reads each command's own
+signature, so both declare them; this is the one place that passes them on)."""
+
+
+def _plan_options(values: dict[str, Any]) -> dict[str, Any]:
+    """The shared plan options out of a command's arguments (its ``locals()``)."""
+    return {name: values[name] for name in PLAN_OPTIONS}
+
+
 def _rule_scoring(edu_scoring: str) -> bool:
     choice = edu_scoring.strip().lower()
     if choice not in ("judge", "rule"):
@@ -299,13 +312,7 @@ def estimate_command(
     Exit codes: 0 the run could start; 2 it could not (the reasons are printed)."""
     benchmark = load_benchmark(benchmark_name, data)
     with Store.open() as store:
-        prepared = _prepare(
-            store, benchmark, model=model, judge=judge, decision_judge=decision_judge,
-            preset_name=preset_name, scope_name=scope_name, areas=areas, tasks=tasks,
-            skills=skills, per_task=per_task, max_items=max_items, max_tokens=max_tokens,
-            limit=limit, limit_target=limit_target, limit_judge=limit_judge,
-            edu_scoring=edu_scoring,
-        )  # fmt: skip
+        prepared = _prepare(store, benchmark, **_plan_options(locals()))
     if as_json:
         typer.echo(json.dumps(_plan_json(prepared), indent=2, ensure_ascii=False))
     else:
@@ -367,11 +374,8 @@ def run_command(
     benchmark = load_benchmark(benchmark_name, data)
     with Store.open() as store:
         prepared = _prepare(
-            store, benchmark, model=model, judge=judge, decision_judge=decision_judge,
-            preset_name=preset_name, scope_name=scope_name, areas=areas, tasks=tasks,
-            skills=skills, per_task=per_task, max_items=max_items, max_tokens=max_tokens,
-            limit=limit, limit_target=limit_target, limit_judge=limit_judge,
-            resume=not no_resume, retry_failed=retry_failed, edu_scoring=edu_scoring,
+            store, benchmark, resume=not no_resume, retry_failed=retry_failed,
+            **_plan_options(locals()),
         )  # fmt: skip
         plan = prepared.plan
         if not as_json:
