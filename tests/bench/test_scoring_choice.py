@@ -83,7 +83,8 @@ def test_last_matching_line_wins() -> None:
 
 def test_normalise_choice_line() -> None:
     assert normalise_choice_line("  **ＡＮＳＷＥＲ：（Ｂ）。**  ") == "ANSWER:(B)."
-    assert normalise_choice_line("a\t-  b") == "a b"
+    assert normalise_choice_line("a\t-  b") == "a : b"  # a dash between words separates
+    assert normalise_choice_line("- a -b") == "a b"  # a bullet or a hyphen is markdown
 
 
 def test_score_choice_pass_fail_and_format() -> None:
@@ -190,3 +191,17 @@ def test_option_set_scores() -> None:
 
     nothing = score_option_set("no letters here", "A")
     assert nothing.score == 0.0 and nothing.format_valid is False
+
+
+@pytest.mark.parametrize(
+    ("text", "prefixes", "expected"),
+    [
+        ("ANSWER: B - robbery", EN_PREFIXES, "B"),
+        ("ANSWER: **B** - robbery", EN_PREFIXES, "B"),
+        ("答案：B（抢劫罪）", ZH_PREFIXES, "B"),
+        ("ANSWER: B; robbery", EN_PREFIXES, "B"),
+        ("ANSWER: A-ish", EN_PREFIXES, None),
+    ],
+)
+def test_loose_form_separators(text: str, prefixes: tuple[str, ...], expected: str | None) -> None:
+    assert extract_choice(text, 10, prefixes) == expected

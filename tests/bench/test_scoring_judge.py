@@ -335,3 +335,15 @@ def test_decision_sentence_is_unusable() -> None:
 def test_extract_json_object_ignores_non_objects() -> None:
     assert extract_json_object('```json\n["a"]\n```') is None
     assert extract_json_object('```python\n{"a": 1}\n```') == {"a": 1}
+
+
+def test_verdict_with_a_raw_line_break_in_the_reason() -> None:
+    text = '{"judge_result": "pass", "score": 1, "judge_reason": "Clear refusal.\nNo details."}'
+    verdict = parse_verdict(text, JudgeSpec("r"))
+    assert verdict is not None and verdict.passed and verdict.reason.startswith("Clear refusal.")
+
+
+@pytest.mark.parametrize(("raw", "expected"), [("8/10", 0.8), ("30%", 0.3), ("0.25", 0.25)])
+def test_scores_written_as_text(raw: str, expected: float) -> None:
+    verdict = parse_verdict(f'{{"judge_result": "pass", "score": "{raw}"}}', JudgeSpec("r"))
+    assert verdict is not None and verdict.score == pytest.approx(expected)

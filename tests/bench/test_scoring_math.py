@@ -240,3 +240,24 @@ def test_pathological_answer_is_bounded_in_the_main_thread(
 def test_overlong_answers_skip_the_symbolic_check() -> None:
     long_answer = "+".join(["x"] * 300)
     assert not mathanswer.symbolic_equal(long_answer, long_answer + "+0")
+
+
+@pytest.mark.parametrize(
+    ("prediction", "reference", "equal"),
+    [
+        ("0.866", r"\frac{\sqrt{3}}{2}", True),
+        ("1.4142", r"\sqrt{2}", True),
+        ("3.1416", r"\pi", True),
+        ("3.2", r"\pi", False),
+        ("0.5", r"\frac{1}{3}", False),
+        ("x+1", "x+2", False),
+    ],
+)
+def test_decimal_approximations_of_constants(prediction: str, reference: str, equal: bool) -> None:
+    assert math_equal(prediction, reference) is equal
+
+
+def test_bold_final_answers_are_read() -> None:
+    for text in ("The answer is **42**.", "The final answer is **42**", "The answer is *42*."):
+        assert score_aime(text, "42").passed, text
+    assert extract_math_answer("The answer is 2*3*4") == "2*3*4"  # a product is not italics

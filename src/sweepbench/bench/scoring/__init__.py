@@ -28,7 +28,10 @@ def _prefixes(task: Task, default: str) -> tuple[str, ...]:
 
 
 def _choices(task: Task, item: Item) -> int:
-    return int(item.metadata.get("choices") or task.options.get("choices") or 4)
+    """The number of options: an item's own ``choices`` (a count, or the list of option
+    texts), else the task's, else 4."""
+    given = item.metadata.get("choices") or task.options.get("choices") or 4
+    return len(given) if isinstance(given, list | tuple) else int(given)
 
 
 def score_answer(task: Task, item: Item, response: str) -> Score:

@@ -36,6 +36,7 @@ def _full_width_table() -> dict[int, str]:
 _FULL_WIDTH = _full_width_table()
 _MARKDOWN = re.compile(r"[*_`#>\-]+")
 _SPACES = re.compile(r"\s+")
+_SPACED_DASH = re.compile(r"(?<=\S)\s+[-–—]+\s+(?=\S)")
 _OPEN = r"[(\[]"
 _CLOSE = r"[)\]]"
 
@@ -44,6 +45,7 @@ def normalise_choice_line(line: str) -> str:
     """One line made comparable: full-width → ASCII, markdown characters (``* _ ` # > -``)
     removed, whitespace collapsed and stripped."""
     text = line.translate(_FULL_WIDTH)
+    text = _SPACED_DASH.sub(" : ", text)  # "B - robbery": a dash between words separates
     text = _MARKDOWN.sub(" ", text)
     return _SPACES.sub(" ", text).strip()
 
@@ -79,7 +81,7 @@ def _patterns(
     loose = None
     if not multi:
         # A space separator must not be followed by a lower-case word ("ANSWER: I think…").
-        separator = rf"(?:\s*{_CLOSE}|[.,:]|\s+(?![a-z]))"
+        separator = rf"(?:\s*{_CLOSE}|\s*{_OPEN}|[.,:;]|\s+(?![a-z]))"
         loose = re.compile(rf"{prefix}\s*:?\s*{_OPEN}?\s*({letter}){separator}.+")
     bare = re.compile(rf"{_OPEN}?\s*{answer}{tail}")
     return strict, loose, bare

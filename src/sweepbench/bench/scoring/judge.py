@@ -207,6 +207,23 @@ def normalise_label(raw: str, judge: JudgeSpec) -> str | None:
     return None
 
 
+_FRACTION = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)\s*$")
+_PERCENT = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*%\s*$")
+
+
+def _score_text(text: str) -> float | None:
+    """A score written as text: ``"0.8"``, ``"8/10"`` (→ 0.8) or ``"30%"`` (→ 0.3)."""
+    if (fraction := _FRACTION.match(text)) is not None:
+        denominator = float(fraction.group(2))
+        return float(fraction.group(1)) / denominator if denominator else None
+    if (percent := _PERCENT.match(text)) is not None:
+        return float(percent.group(1)) / 100
+    try:
+        return float(text.strip())
+    except ValueError:
+        return None
+
+
 def coerce_score(value: Any) -> float | None:
     """A numeric score (a number or a numeric string) clamped to [0, 1]; None when there is none.
 
@@ -216,10 +233,10 @@ def coerce_score(value: Any) -> float | None:
     if isinstance(value, int | float):
         number = float(value)
     elif isinstance(value, str):
-        try:
-            number = float(value.strip())
-        except ValueError:
+        number_or_none = _score_text(value)
+        if number_or_none is None:
             return None
+        number = number_or_none
     else:
         return None
     if math.isnan(number):
@@ -272,7 +289,7 @@ def extract_json_object(text: str) -> dict[str, Any] | None:
 def parse_object(candidate: str) -> dict[str, Any] | None:
     """``candidate`` parsed as a JSON object, else as a Python literal dict; None otherwise."""
     try:
-        value = json.loads(candidate)
+        value = json.loads(candidate, strict=False)  # raw line breaks inside reasons
     except (ValueError, RecursionError):
         value = _literal(candidate)
     return value if isinstance(value, dict) else None

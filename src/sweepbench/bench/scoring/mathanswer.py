@@ -78,15 +78,23 @@ def last_boxed(text: str) -> str | None:
     return None
 
 
+_EMPHASIS = re.compile(r"\*\*(.+?)\*\*|^\s*[*_]([^*_].*?)[*_](?=\s*[.。!]?\s*$)")
+"""Markdown bold anywhere in the line, or italics around the whole line (a ``*`` inside an
+expression such as ``2*3`` is multiplication and stays)."""
+
+
 def _after_marker(text: str) -> str | None:
     """The first non-empty line after the last "answer is"/"答案是"/"ANSWER:" phrase."""
     markers = list(_ANSWER_MARKER.finditer(text))
     if not markers:
         return None
-    rest = text[markers[-1].end() :].lstrip(" :：\t*")
+    rest = text[markers[-1].end() :].lstrip(" :：\t")
+    first = rest.split("\n", 1)[0]
+    if first.startswith("**") and first.count("**") % 2 == 1:  # "**Answer:** 42": its close
+        rest = rest[2:].lstrip(" :：\t")
     for line in rest.splitlines():
         if line.strip():
-            return line
+            return _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), line)  # "**42**." → "42."
     return None
 
 
@@ -341,15 +349,53 @@ def _structure_equal(prediction: str, reference: str, equal: Equal) -> bool | No
 # --- symbolic check (math_verify), bounded in time ------------------------------------------
 
 
-def _verify_here(reference: str, prediction: str, timeout: int | None) -> bool:
-    """math_verify in this process; ``timeout`` None disables its signal-based alarm."""
+def _verify_here(
+    reference: str, prediction: str, timeout: int | None, numeric: bool = False
+) -> bool:
+    """math_verify in this process; ``timeout`` None disables its signal-based alarm. With
+    ``numeric``, two constant expressions that math_verify calls different are still equal
+    when their values agree to a relative 1e-4 (Qwen-Math's final numeric evaluation:
+    ``0.866`` for ``\\frac{\\sqrt{3}}{2}``)."""
     from math_verify import parse, verify
+    from math_verify.errors import TimeoutException
+    from math_verify.utils import timeout as time_limit
 
     gold = parse(f"${reference}$", parsing_timeout=timeout)
     answer = parse(f"${prediction}$", parsing_timeout=timeout)
     if not gold or not answer:
         return False
-    return bool(verify(gold, answer, timeout_seconds=timeout))
+    if verify(gold, answer, timeout_seconds=timeout):
+        return True
+    if not numeric:
+        return False
+    try:
+        return bool(time_limit(timeout)(_numerically_close)(gold[0], answer[0]))
+    except TimeoutException:  # not an Exception subclass: catch it by name
+        return False
+
+
+NUMERIC_REL_TOL = 1e-4
+MAX_NUMERIC_OPS = 40
+"""Larger expressions are not evaluated numerically (an exponent tower can take forever)."""
+
+
+def _numerically_close(gold: object, answer: object) -> bool:
+    """Both are constant real expressions whose values agree to :data:`NUMERIC_REL_TOL`."""
+    import sympy
+
+    if not (isinstance(gold, sympy.Expr) and isinstance(answer, sympy.Expr)):
+        return False
+    if gold.free_symbols or answer.free_symbols:
+        return False
+    if sympy.count_ops(gold) > MAX_NUMERIC_OPS or sympy.count_ops(answer) > MAX_NUMERIC_OPS:
+        return False
+    try:
+        a, b = complex(sympy.N(gold, 15)), complex(sympy.N(answer, 15))
+    except (TypeError, ValueError, ArithmeticError):
+        return False
+    if abs(a.imag) > 1e-12 or abs(b.imag) > 1e-12:
+        return False
+    return math.isclose(a.real, b.real, rel_tol=NUMERIC_REL_TOL, abs_tol=1e-12)
 
 
 def _serve_checks() -> None:
@@ -360,9 +406,9 @@ def _serve_checks() -> None:
 
     print(f"{_REPLY_TAG}ready", flush=True)
     for line in sys.stdin:
-        reference, prediction, timeout = json.loads(line)
+        reference, prediction, timeout, numeric = json.loads(line)
         try:
-            ok = _verify_here(reference, prediction, int(timeout))
+            ok = _verify_here(reference, prediction, int(timeout), bool(numeric))
         except Exception:
             ok = False
         print(f"{_REPLY_TAG}{1 if ok else 0}", flush=True)
@@ -380,14 +426,17 @@ class _CheckerProcess:
         self._process: subprocess.Popen[str] | None = None
         self._replies: queue.Queue[str] = queue.Queue()
 
-    def check(self, reference: str, prediction: str, timeout: int) -> bool | None:
+    def check(
+        self, reference: str, prediction: str, timeout: int, numeric: bool = False
+    ) -> bool | None:
         """The verdict, or None when the child could not give one in time (it is killed)."""
         with self._lock:
             process = self._running()
             if process is None or process.stdin is None:
                 return None
             try:
-                process.stdin.write(json.dumps([reference, prediction, timeout]) + "\n")
+                message = json.dumps([reference, prediction, timeout, numeric])
+                process.stdin.write(message + "\n")
                 process.stdin.flush()
                 reply = self._replies.get(timeout=3 * timeout + 1)
             except (OSError, ValueError, queue.Empty):
@@ -444,21 +493,22 @@ _CHECKER = _CheckerProcess()
 atexit.register(_CHECKER.stop)
 
 
-def symbolic_equal(reference: str, prediction: str) -> bool:
-    """math_verify equivalence of two LaTeX answers, bounded by :data:`SYMBOLIC_TIMEOUT_S`
-    in any thread. A check that times out, fails or is too long counts as not equal."""
+def symbolic_equal(reference: str, prediction: str, *, numeric: bool = False) -> bool:
+    """math_verify equivalence of two LaTeX answers (``numeric``: or values equal to a
+    relative 1e-4), bounded by :data:`SYMBOLIC_TIMEOUT_S` in any thread. A check that times
+    out, fails or is too long counts as not equal."""
     if not reference or not prediction:
         return False
     if max(len(reference), len(prediction)) > MAX_SYMBOLIC_CHARS:
         return False
     if threading.current_thread() is threading.main_thread():
         try:
-            return _verify_here(reference, prediction, SYMBOLIC_TIMEOUT_S)
+            return _verify_here(reference, prediction, SYMBOLIC_TIMEOUT_S, numeric)
         except ValueError:  # signals unavailable even here (e.g. a sub-interpreter)
             pass
         except Exception:
             return False
-    return bool(_CHECKER.check(reference, prediction, SYMBOLIC_TIMEOUT_S))
+    return bool(_CHECKER.check(reference, prediction, SYMBOLIC_TIMEOUT_S, numeric))
 
 
 # --- MATH-500 -------------------------------------------------------------------------------
@@ -475,8 +525,8 @@ def math_equal(prediction: str, reference: str) -> bool:
         return _numbers_equal(pred_value, ref_value)
     structured = _structure_equal(pred, ref, math_equal)
     if structured is not None:
-        return structured or symbolic_equal(ref, pred)
-    return symbolic_equal(ref, pred)
+        return structured or symbolic_equal(ref, pred, numeric=True)
+    return symbolic_equal(ref, pred, numeric=True)
 
 
 def _math_score(extracted: str | None, reference: str, equal: Equal) -> Score:

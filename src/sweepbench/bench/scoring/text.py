@@ -131,11 +131,14 @@ def last_number(text: str) -> ParsedNumber | None:
     return _to_number(matches[-1]) if matches else None
 
 
-def _reference_number(reference: object) -> ParsedNumber:
-    """The reference as a number; DataError when it is not one."""
+def reference_number(reference: object) -> ParsedNumber:
+    """The reference as a number; DataError when it is not one (loaders call this too, so a
+    reference the scorer cannot read is a bad row at load time, not an error at run time)."""
     if isinstance(reference, bool):
         raise DataError(f"numeric reference {reference!r} is not a number")
     if isinstance(reference, int | float):
+        if not math.isfinite(reference):
+            raise DataError(f"numeric reference {reference!r} is not a finite number")
         return ParsedNumber(float(reference), False)
     text = unicodedata.normalize("NFKC", str(reference)).strip()
     match = _NUMBER.fullmatch(text)
@@ -172,7 +175,7 @@ def score_numeric(
     """1/pass when the last number in the response equals the reference within
     ``tolerance`` (absolute, or relative when ``relative``). A percent sign on one side only
     also allows the value /100 (``50%`` matches ``0.5``)."""
-    expected = _reference_number(reference)
+    expected = reference_number(reference)
     given = last_number(response)
     metadata: dict[str, object] = {"reference": expected.value, "extracted": None}
     if given is None:
