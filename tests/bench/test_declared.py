@@ -86,7 +86,7 @@ def test_yaml_declaration_loads_items_with_mapped_fields(tmp_path: Path) -> None
     assert task.available and task.problems == () and task.source_file == "data.jsonl"
     first = task.items[0]
     assert first == Item(
-        key="data.jsonl::q1",
+        key="data.jsonl#sums::q1",
         sample_id="q1",
         task="sums",
         dimension="sums",
@@ -111,8 +111,8 @@ def test_ids_default_to_task_and_row_and_several_id_fields_join(tmp_path: Path) 
     rows = [dict(r, topic=r["topic"] or "misc") for r in ROWS]
     write_jsonl(tmp_path / "data.jsonl", rows)
     items = only_task(declare(tmp_path, [task])).items
-    assert [i.key for i in items] == ["data.jsonl::sums-q1", "data.jsonl::products-q2",
-                                      "data.jsonl::misc-q3"]  # fmt: skip
+    assert [i.key for i in items] == ["data.jsonl#sums::sums-q1", "data.jsonl#sums::products-q2",
+                                      "data.jsonl#sums::misc-q3"]  # fmt: skip
 
 
 def test_python_declaration_module(tmp_path: Path) -> None:
@@ -195,7 +195,7 @@ def test_metadata_fields_are_copied_and_choices_become_numbers(tmp_path: Path) -
         "prompt,answer,choices,source,extra\nPick one,E,5,quiz,x\nPick again,B,,quiz,y\n",
         encoding="utf-8",
     )
-    fields = {"reference": "answer", "metadata": ["choices", "source", "absent"]}
+    fields = {"reference": "answer", "metadata": ["choices", "source"]}
     task = {"id": "c", "area": "a", "data": "c.csv", "scorer": "choice", "fields": fields}
     loaded = only_task(declare(tmp_path, [task]))
     assert [i.metadata for i in loaded.items] == [
@@ -247,8 +247,10 @@ def test_every_kind_of_bad_row_is_reported_and_the_rest_loads(tmp_path: Path) ->
         json.dumps({"qid": "b", "question": "Bool?", "answer": True}),  # 12: not a number
     ]
     (tmp_path / "data.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    task = only_task(declare(tmp_path, [numeric_task()]))
-    assert [(i.sample_id, i.reference) for i in task.items] == [("ok1", "1000"), ("ok2", 7.25)]
+    declared = numeric_task()
+    del declared["fields"]["dimension"]
+    task = only_task(declare(tmp_path, [declared]))
+    assert [(i.sample_id, i.reference) for i in task.items] == [("ok1", "1,000"), ("ok2", 7.25)]
     found = {p.line or 0: p for p in task.problems}
     assert sorted(found) == [2, 3, 4, 5, 6, 7, 8, 9, 10, 12]
     assert all(p.file == "data.jsonl" for p in task.problems)
@@ -272,34 +274,37 @@ def test_choice_references_must_be_option_letters(tmp_path: Path) -> None:
     task = {"id": "c", "area": "a", "data": "c.jsonl", "scorer": "choice",
             "fields": {"reference": "answer"}}  # fmt: skip
     loaded = only_task(declare(tmp_path, [task]))
-    assert [i.reference for i in loaded.items] == ["B", "c) the third"]
-    assert [(p.line, p.field) for p in loaded.problems] == [(2, "answer"), (3, "answer")]
+    assert [i.reference for i in loaded.items] == ["B"]
+    assert [(p.line, p.field) for p in loaded.problems] == [(2, "answer"), (3, "answer"),
+                                                            (4, "answer")]  # fmt: skip
     assert "from A to D" in loaded.problems[0].message
     task["options"] = {"choices": 5}
-    assert len(only_task(declare(tmp_path, [task])).items) == 3
+    assert [i.reference for i in only_task(declare(tmp_path, [task])).items] == ["B", "E"]
 
 
 def test_csv_row_with_wrong_cell_count_is_a_problem(tmp_path: Path) -> None:
     (tmp_path / "d.csv").write_text(
-        "qid,question,answer\nq1,One?,1\nq2,Two?,2,extra\nq3,Three?,3\n", encoding="utf-8"
+        "qid,question,answer,topic\nq1,One?,1,\nq2,Two?,2,,extra\nq3,Three?,3,\n",
+        encoding="utf-8",
     )
     task = only_task(declare(tmp_path, [numeric_task("d.csv")]))
     assert [i.sample_id for i in task.items] == ["q1", "q3"]
     assert [i.row for i in task.items] == [2, 4]
     (problem,) = task.problems
-    assert where(problem) == ("d.csv", 3, None) and "4 cells" in problem.message
+    assert where(problem) == ("d.csv", 3, None) and "5 cells" in problem.message
 
 
-def test_same_file_in_two_tasks_cannot_repeat_keys(tmp_path: Path) -> None:
+def test_two_tasks_may_read_the_same_file_with_the_same_ids(tmp_path: Path) -> None:
     write_jsonl(tmp_path / "data.jsonl", ROWS)
     second = numeric_task(id="again", scorer="exact")
     benchmark = load_declared(declare(tmp_path, [numeric_task(), second]))
-    assert len(benchmark.task("sums").items) == 3
-    again = benchmark.task("again")
-    assert again.items == () and len(again.problems) == 3
-    assert "already an item of task 'sums'" in again.problems[0].message
-    second["fields"] = {"prompt": "question", "reference": "answer"}  # ids from the task id
-    assert len(load_declared(declare(tmp_path, [numeric_task(), second])).task("again").items) == 3
+    sums, again = benchmark.task("sums"), benchmark.task("again")
+    assert (sums.problems, again.problems) == ((), ())
+    assert [i.key for i in sums.items] == ["data.jsonl#sums::q1", "data.jsonl#sums::q2",
+                                           "data.jsonl#sums::q3"]  # fmt: skip
+    assert [i.key for i in again.items] == ["data.jsonl#again::q1", "data.jsonl#again::q2",
+                                            "data.jsonl#again::q3"]  # fmt: skip
+    assert [i.sample_id for i in again.items] == ["q1", "q2", "q3"]
 
 
 # --------------------------------------------------------------------------- missing data
@@ -358,7 +363,7 @@ def test_every_data_format_gives_the_same_items(tmp_path: Path) -> None:
         got = [(i.sample_id, i.prompt, float(i.reference)) for i in task.items]
         assert got == expected, task.id
         assert [i.dimension for i in task.items] == ["sums", "products", "default"], task.id
-    assert benchmark.task("xlsx").items[0].key == "d.xlsx::q1"
+    assert benchmark.task("xlsx").items[0].key == "d.xlsx#xlsx::q1"
     assert benchmark.task("xlsx").items[0].row == 2  # the header is row 1
     assert benchmark.task("xlsx").items[2].reference == 2.5
 
@@ -523,7 +528,7 @@ def test_the_example_in_the_user_guide_loads(tmp_path: Path) -> None:
     first = benchmark.task("capitals").items[0]
     assert first.prompt == "What is the capital city of France?\nAnswer with the city name only."
     assert (first.key, first.reference, first.dimension) == (
-        "capitals.jsonl::FR",
+        "capitals.jsonl#capitals::FR",
         "Paris",
         "Europe",
     )
@@ -531,4 +536,135 @@ def test_the_example_in_the_user_guide_loads(tmp_path: Path) -> None:
     postcard = benchmark.task("postcards").items[3]
     assert postcard.prompt == "Write a three-sentence postcard from Lima, Peru."
     assert postcard.system == "You are a cheerful travel writer."
-    assert postcard.key == "capitals.jsonl::postcards-4"
+    assert postcard.key == "capitals.jsonl#postcards::postcards-4"
+
+
+# --------------------------------------------------------------------------- review fixes
+
+
+def exact_task(data: str, scorer: str = "exact", **fields: Any) -> dict[str, Any]:
+    """A task reading ``q`` as the prompt and ``a`` as the reference."""
+    return {"id": "t", "area": "a", "data": data, "scorer": scorer,
+            "fields": {"prompt": "q", "reference": "a", **fields}}  # fmt: skip
+
+
+def test_a_data_file_that_is_not_utf8_disables_only_its_task(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "data.jsonl", ROWS)
+    (tmp_path / "latin.csv").write_bytes("q,a\ncafé,x\n".encode("latin-1"))
+    benchmark = load_declared(declare(tmp_path, [numeric_task(), exact_task("latin.csv")]))
+    assert len(benchmark.task("sums").items) == 3
+    latin = benchmark.task("t")
+    assert latin.missing == (
+        "latin.csv: not UTF-8 text: byte 0xe9 at offset 7 (save the file as UTF-8)"
+    )
+
+
+def test_a_duplicate_column_disables_the_task_naming_the_column(tmp_path: Path) -> None:
+    (tmp_path / "d.csv").write_text("q,a,a\nhello,x,y\n", encoding="utf-8")
+    task = only_task(declare(tmp_path, [exact_task("d.csv")]))
+    assert task.missing == "d.csv: the column 'a' appears twice in the header row"
+
+
+def test_numeric_references_the_scorer_cannot_read_are_bad_rows(tmp_path: Path) -> None:
+    answers: list[Any] = [4, "1,5", "nan", "1e3", "inf", "5.", " 42 ", "1_000", [4], "1,000"]
+    write_jsonl(tmp_path / "n.jsonl", [{"q": f"q{i}", "a": a} for i, a in enumerate(answers)])
+    task = only_task(declare(tmp_path, [exact_task("n.jsonl", "numeric")]))
+    assert [i.reference for i in task.items] == [4, "1e3", "42", "1,000"]
+    assert [(p.line, p.field) for p in task.problems] == [
+        (2, "a"), (3, "a"), (5, "a"), (6, "a"), (8, "a"), (9, "a")]  # fmt: skip
+    assert task.problems[0].message == "the reference '1,5' is not a number"
+
+
+def test_choice_references_must_be_exactly_the_letters(tmp_path: Path) -> None:
+    answers = ["B", "Answer: C", "(B)", " b ", "Both", "All of the above", "[D]", "A, B", "E"]
+    write_jsonl(tmp_path / "c.jsonl", [{"q": f"q{i}", "a": a} for i, a in enumerate(answers)])
+    task = only_task(declare(tmp_path, [exact_task("c.jsonl", "choice")]))
+    assert [(i.row, i.reference) for i in task.items] == [(1, "B"), (3, "B"), (4, "B"), (7, "D")]
+    assert [p.line for p in task.problems] == [2, 5, 6, 8, 9]
+    assert (
+        task.problems[0].message == "the reference 'Answer: C' is not an option letter (such as B)"
+    )
+    assert task.problems[3].message == "the reference 'A, B' must be one option letter"
+
+
+def test_multi_letter_references_are_normalised_for_their_scorer(tmp_path: Path) -> None:
+    answers = ["A, C", "ac", "(B D)", "Both", "AE", "Answer: A"]
+    write_jsonl(tmp_path / "m.jsonl", [{"q": f"q{i}", "a": a} for i, a in enumerate(answers)])
+    multi = only_task(declare(tmp_path, [exact_task("m.jsonl", "choice_multi")]))
+    assert [i.reference for i in multi.items] == ["AC", "AC", "BD"]
+    assert [p.line for p in multi.problems] == [4, 5, 6]
+    option_set = only_task(declare(tmp_path, [exact_task("m.jsonl", "option_set")]))
+    assert [i.reference for i in option_set.items] == ["A, C", "A, C", "B, D", "A, E"]
+    assert [p.line for p in option_set.problems] == [4, 6]
+
+
+def test_a_choices_list_counts_as_its_length(tmp_path: Path) -> None:
+    rows = [{"q": "six", "a": "F", "choices": ["1", "2", "3", "4", "5", "6"]},
+            {"q": "two", "a": "C", "choices": ["yes", "no"]},
+            {"q": "one", "a": "A", "choices": ["only"]}]  # fmt: skip
+    write_jsonl(tmp_path / "c.jsonl", rows)
+    task = only_task(declare(tmp_path, [exact_task("c.jsonl", "choice", metadata=["choices"])]))
+    assert [(i.reference, i.metadata["choices"]) for i in task.items] == [
+        ("F", ["1", "2", "3", "4", "5", "6"])]  # fmt: skip
+    assert [(p.line, p.field, p.message) for p in task.problems] == [
+        (2, "a", "the reference 'C' names C, not an option from A to B"),
+        (3, "choices", "1 options; a question needs 2 to 26"),
+    ]
+
+
+def test_yaml_data_keeps_answers_as_text_and_booleans_are_bad_rows(tmp_path: Path) -> None:
+    (tmp_path / "d.yaml").write_text(
+        "- {q: Wet, a: no}\n- {q: Norway, a: NO}\n- {q: Time, a: 12:30}\n- {q: Octal, a: 010}\n"
+        "- {q: Switch, a: on}\n- {q: Count, a: 42}\n- {q: Half, a: 0.5}\n- {q: Bool, a: true}\n",
+        encoding="utf-8",
+    )
+    task = only_task(declare(tmp_path, [exact_task("d.yaml", "normalised")]))
+    assert [i.reference for i in task.items] == ["no", "NO", "12:30", "010", "on", "42", "0.5"]
+    (problem,) = task.problems
+    assert where(problem) == ("d.yaml", 8, "a")
+    assert "write it in quotes" in problem.message
+
+
+def test_a_json_boolean_reference_is_a_bad_row_for_text_scorers(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "b.jsonl", [{"q": "x", "a": False}, {"q": "y", "a": ["ok", 7]}])
+    task = only_task(declare(tmp_path, [exact_task("b.jsonl")]))
+    assert [i.reference for i in task.items] == [["ok", "7"]]
+    assert [(p.line, p.field) for p in task.problems] == [(1, "a")]
+    assert task.problems[0].message.startswith("the reference is the false value")
+
+
+def test_a_named_dimension_or_metadata_field_must_be_in_the_row(tmp_path: Path) -> None:
+    rows = [{"q": "a", "a": "x", "skill": "s", "colour": "red"},
+            {"q": "b", "a": "y", "colour": "blue"},
+            {"q": "c", "a": "z", "skill": "s"},
+            {"q": "d", "a": "w", "skill": None, "colour": None}]  # fmt: skip
+    write_jsonl(tmp_path / "d.jsonl", rows)
+    task = only_task(declare(tmp_path, [exact_task("d.jsonl", dimension="skill",
+                                                   metadata=["colour"])]))  # fmt: skip
+    assert [(i.row, i.dimension, i.metadata) for i in task.items] == [
+        (1, "s", {"colour": "red"}), (4, "default", {"colour": None})]  # fmt: skip
+    assert [(p.line, p.field, p.message) for p in task.problems] == [
+        (2, "skill", "missing field"), (3, "colour", "missing field")]  # fmt: skip
+
+
+def test_template_renders_objects_as_json_and_booleans_in_lower_case() -> None:
+    row = {"a": {"b": "deep"}, "l": ["é", True, None], "flag": False, "n": 2.5}
+    template = "D {{ a }} L {{ l }} F {{ flag }} N {{ n }}"
+    assert render_template(template, row) == 'D {"b": "deep"} L ["é", true, null] F false N 2.5'
+
+
+def test_python_declaration_calling_sys_exit_is_a_declaration_error(tmp_path: Path) -> None:
+    module = tmp_path / "exits.py"
+    module.write_text("import sys\nsys.exit(3)\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"exits\.py: the module called sys\.exit\(3\)"):
+        load_declared(module)
+    interrupted = tmp_path / "interrupted.py"
+    interrupted.write_text("raise KeyboardInterrupt\n", encoding="utf-8")
+    with pytest.raises(KeyboardInterrupt):
+        load_declared(interrupted)
+
+
+def test_tsv_quotes_are_ordinary_characters(tmp_path: Path) -> None:
+    (tmp_path / "d.tsv").write_text('q\ta\n"He said "hi"\tx\n', encoding="utf-8")
+    (item,) = only_task(declare(tmp_path, [exact_task("d.tsv")])).items
+    assert (item.prompt, item.reference, item.row) == ('"He said "hi"', "x", 2)

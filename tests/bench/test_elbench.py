@@ -427,7 +427,9 @@ def test_unreadable_file_disables_its_task(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "ifeval_sampled.jsonl").write_bytes(b'{"id": 0, "x": "\xff\xfe"}\n')
     task = load_elbench(tmp_path).task("ifeval")
-    assert task.missing == "通用/ifeval_sampled.jsonl: not UTF-8 text (byte 16)"
+    assert task.missing == (
+        "通用/ifeval_sampled.jsonl: not UTF-8 text: byte 0xff at offset 16 (save the file as UTF-8)"
+    )
     assert task.items == () and len(task.problems) == 1
 
 
@@ -556,3 +558,98 @@ async def test_edu_rule_scoring_runs_offline(tmp_path: Path) -> None:
     outcome = await BenchRunner(prepared, store).run()
     (row,) = BenchStore(store).answers(outcome.run_id)
     assert (row["status"], row["passed"], row["score"]) == ("scored", True, 1.0)
+
+
+# --- answer keys and instructions that could never be scored -----------------------------
+
+
+def _write_jsonl(path: Path, rows: list[dict[str, object]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+
+
+def _ifeval_row(number: int, ids: list[str], kwargs: list[str]) -> dict[str, object]:
+    prompt = f"Write something ({number})."
+    metadata = {"prompt": prompt, "instruction_id_list": ids, "kwargs": kwargs}
+    return {"id": number, "input": [{"role": "user", "content": prompt}], "metadata": metadata}
+
+
+def test_ifeval_rows_the_checker_cannot_use_are_bad_rows(tmp_path: Path) -> None:
+    rows = [
+        _ifeval_row(0, ["punctuation:no_comma"], ["{}"]),
+        _ifeval_row(1, ["made:up"], ["{}"]),
+        _ifeval_row(2, ["length_constraints:number_words"], ['{"num_wordz": 3}']),
+        _ifeval_row(
+            3, ["length_constraints:number_words"], ['{"relation": "sort of", "num_words": 3}']
+        ),
+        _ifeval_row(
+            4, ["length_constraints:number_words"], ['{"relation": "at least", "num_words": 3}']
+        ),
+    ]
+    _write_jsonl(tmp_path / "通用" / "ifeval_sampled.jsonl", rows)
+    task = load_elbench(tmp_path).task("ifeval")
+    assert [i.row for i in task.items] == [1, 5]
+    problems = {p.line: p for p in task.problems}
+    assert sorted(problems) == [2, 3, 4]
+    assert problems[2].field == "metadata.instruction_id_list"
+    assert "unknown IFEval instruction id 'made:up'" in problems[2].message
+    assert problems[3].field == "metadata.kwargs" and "num_wordz" in problems[3].message
+    assert problems[4].field == "metadata.kwargs"
+
+
+def test_omni_answer_keys_must_be_capital_letters_a_to_d(tmp_path: Path) -> None:
+    answers = ["B", "E", "b", "AC", "Answer: A", "A, C"]
+    rows = [{"id": f"q{n}", "question": f"Question {n}? A.x B.y C.z D.w", "field": "empathy",
+             "answer": answer} for n, answer in enumerate(answers)]  # fmt: skip
+    _write_jsonl(tmp_path / "高阶育人" / "omni" / "高阶育人-omni.jsonl", rows)
+    task = load_elbench(tmp_path).task("highlevel_omni")
+    assert [(i.row, i.reference) for i in task.items] == [(1, "B"), (4, "AC")]
+    assert [(p.line, p.field) for p in task.problems] == [
+        (2, "answer"), (3, "answer"), (5, "answer"), (6, "answer")]  # fmt: skip
+    assert task.problems[0].message == "the answer key 'E' is not capital letters from A to D"
+
+
+def test_satas_answer_keys_must_be_letters_a_to_g(tmp_path: Path) -> None:
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(["ID", "Question_Chinese", "Question_English", "Answer"])
+    answers = ["A, C", "B,E", "G", "A, H", "a, c", "A and B", "AC", "A C"]
+    for number, answer in enumerate(answers, start=1):
+        sheet.append([number, f"问题{number}", f"Question {number}", answer])
+    folder = tmp_path / "安全可信" / "教育-教学安全"
+    folder.mkdir(parents=True)
+    book.save(folder / "SATAs.xlsx")
+    task = load_elbench(tmp_path).task("teaching_harm")
+    assert [(i.row, i.reference) for i in task.items] == [(2, "A, C"), (3, "B,E"), (4, "G"),
+                                                          (9, "A C")]  # fmt: skip
+    assert [(p.line, p.field) for p in task.problems] == [
+        (5, "Answer"), (6, "Answer"), (7, "Answer"), (8, "Answer")]  # fmt: skip
+    assert "from A to G" in task.problems[0].message
+
+
+def test_aime_keys_must_be_whole_numbers(tmp_path: Path) -> None:
+    targets = ["\\boxed{204}", "70", "\\boxed{}", "abc", "\\boxed{x+1}", " 033 "]
+    rows = [{"id": n, "input": [{"role": "user", "content": f"Problem {n}"}], "target": t}
+            for n, t in enumerate(targets)]  # fmt: skip
+    _write_jsonl(tmp_path / "通用" / "aime25.jsonl", rows)
+    task = load_elbench(tmp_path).task("aime25")
+    assert [(i.row, i.reference) for i in task.items] == [(1, "204"), (2, "70"), (6, "033")]
+    assert [(p.line, p.field) for p in task.problems] == [
+        (3, "target"), (4, "target"), (5, "target")]  # fmt: skip
+    assert task.problems[0].message == "the answer key '\\\\boxed{}' is not a whole number"
+
+
+@needs_data
+def test_choice_answer_must_be_one_letter(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    path = root / "通用" / "ceval_sampled.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    rows[0]["target"] = "Answer: C"
+    rows[1]["target"] = "b"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    task = load_elbench(root).task("ceval")
+    assert [(p.line, p.field) for p in task.problems] == [(1, "target")]
+    assert task.items[0].row == 2 and task.items[0].reference == "B"

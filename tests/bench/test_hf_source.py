@@ -122,7 +122,7 @@ def test_declared_hf_task_from_a_local_file(tmp_path: Path) -> None:
         ("local-1", "Two plus two?", "4", 1),
         ("local-2", "Three times three?", "9", 2),
     ]
-    assert local.items[0].key == "d.jsonl::local-1"
+    assert local.items[0].key == "d.jsonl#local::local-1"
     remote = benchmark.task("remote")
     assert remote.missing is not None and "download it first" in remote.missing
     assert not remote.available and local.available

@@ -182,9 +182,8 @@ def load_declared(path: Path) -> Benchmark:
     base = path.resolve().parent
     digest = hashlib.sha256(text)
     tasks: list[Task] = []
-    keys: dict[str, str] = {}
     for task_declaration in declaration.tasks:
-        tasks.append(_load_task(task_declaration, base, keys))
+        tasks.append(_load_task(task_declaration, base))
         _hash_data(digest, task_declaration, base)
     areas = tuple(
         Area(area.key, area.label, tuple(t for t in tasks if t.area == area.key))
@@ -262,6 +261,10 @@ def _python_declaration(path: Path) -> Any:
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
+    except SystemExit as exc:  # sys.exit() in the module must not end sweepbench
+        raise DataError(
+            f"{path.name}: the module called sys.exit({exc.code!r}) instead of defining BENCHMARK"
+        ) from None
     except Exception as exc:  # the user's module can fail in any way; report it, don't crash
         raise DataError(
             f"{path.name}: the module failed to run ({type(exc).__name__}: {exc})"
@@ -472,7 +475,7 @@ def _mistakes_text(shown: str, mistakes: list[_Mistake]) -> str:
 # --------------------------------------------------------------------------- loading a task
 
 
-def _load_task(declaration: TaskDeclaration, base: Path, keys: dict[str, str]) -> Task:
+def _load_task(declaration: TaskDeclaration, base: Path) -> Task:
     """A task with every readable row as an item; bad rows become problems, and a data file
     that cannot be found or opened disables the task (``missing``)."""
     shown = declaration.data
@@ -490,12 +493,11 @@ def _load_task(declaration: TaskDeclaration, base: Path, keys: dict[str, str]) -
         if isinstance(built, LoadProblem):
             problems.append(built)
             continue
-        duplicate = _duplicate_problem(built, ids, keys, declaration)
+        duplicate = _duplicate_problem(built, ids, declaration)
         if duplicate is not None:
             problems.append(duplicate)
             continue
         ids[built.sample_id] = built.row
-        keys[built.key] = declaration.id
         items.append(built)
     return _task(declaration, tuple(items), tuple(problems), missing)
 
@@ -532,17 +534,15 @@ def _task(
 
 
 def _duplicate_problem(
-    item: Item, ids: Mapping[str, int], keys: Mapping[str, str], declaration: TaskDeclaration
+    item: Item, ids: Mapping[str, int], declaration: TaskDeclaration
 ) -> LoadProblem | None:
-    """A problem when the item's id repeats one in its task (or its key one in the benchmark)."""
+    """A problem when the item's id repeats one of its task (ids need only be unique within a
+    task: item keys include the task, see :func:`item_key`)."""
+    if item.sample_id not in ids:
+        return None
     field = ", ".join(declaration.fields.id) if declaration.fields.id else None
-    if item.sample_id in ids:
-        message = f"duplicate id {item.sample_id!r} (first on line {ids[item.sample_id]})"
-        return LoadProblem(item.source_file, message, item.row, field)
-    if item.key in keys:
-        message = f"duplicate id {item.sample_id!r} (already an item of task {keys[item.key]!r})"
-        return LoadProblem(item.source_file, message, item.row, field)
-    return None
+    message = f"duplicate id {item.sample_id!r} (first on line {ids[item.sample_id]})"
+    return LoadProblem(item.source_file, message, item.row, field)
 
 
 def _records(declaration: TaskDeclaration, base: Path) -> Iterator[Record]:
@@ -613,7 +613,7 @@ class _ItemBuilder:
         if self.declaration.scorer == "ifeval":
             metadata.update(_ifeval_metadata(row, self.fields))
         return Item(
-            key=Item.make_key(self.shown, sample_id),
+            key=item_key(self.shown, self.declaration.id, sample_id),
             sample_id=sample_id,
             task=self.declaration.id,
             dimension=self._dimension(row),
@@ -641,40 +641,67 @@ class _ItemBuilder:
         return _text(_required(row, name), name, "prompt")
 
     def _reference(self, row: Mapping[str, Any], metadata: Mapping[str, Any]) -> Any:
+        """The reference as the scorer reads it; a value it could never match is a row
+        problem. A true/false value (YAML ``yes``, JSON ``true``) is never taken as text."""
         name = self.fields.reference
         if name is None:
             return None
         value = _required(row, name)
         scorer = self.declaration.scorer
-        if scorer not in NEEDS_REFERENCE:
+        if scorer not in NEEDS_REFERENCE and scorer != "regex":
             return value
+        if isinstance(value, bool):
+            raise _RowProblem(
+                f"the reference is the {'true' if value else 'false'} value, not text or a "
+                "number; write it in quotes to mean the text",
+                name,
+            )
+        if scorer not in NEEDS_REFERENCE:  # regex: optional, compared as text
+            return None if value is None else str(value)
         if value is None or (isinstance(value, str) and not value.strip()):
             raise _RowProblem("empty reference", name)
         if scorer == "numeric":
             return _numeric_reference(value, name)
         if scorer in ("choice", "choice_multi", "option_set"):
-            return _letter_reference(value, name, scorer, self._choices(metadata))
-        return value.strip() if isinstance(value, str) else value
+            return letter_reference(value, name, scorer, self._choices(metadata))
+        return _text_reference(value, name, scorer)
 
     def _choices(self, metadata: Mapping[str, Any]) -> int:
-        value = metadata.get("choices", self.declaration.options.get("choices", 4))
-        return value if isinstance(value, int) else 4
+        """The number of options: the row's ``choices`` (a count, or the list of option
+        texts), else the task's option, else 4."""
+        value = metadata.get("choices")
+        if isinstance(value, list):
+            return len(value)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        task_value = self.declaration.options.get("choices", 4)
+        return task_value if isinstance(task_value, int) else 4
 
     def _dimension(self, row: Mapping[str, Any]) -> str:
+        """The row's skill: its dimension field ("default" when the field is empty)."""
         name = self.fields.dimension
-        value = row.get(name) if name else None
+        if name is None:
+            return "default"
+        value = _required(row, name)
         text = "" if value is None else str(value).strip()
         return text or "default"
 
     def _metadata(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        """The metadata fields the mapping names (every one must be in the row); a
+        ``choices`` count written as text becomes a number."""
         metadata: dict[str, Any] = {}
         for name in self.fields.metadata:
-            if name in row:
-                value = row[name]
-                if name == "choices" and isinstance(value, str) and value.strip().isdigit():
-                    value = int(value)
-                metadata[name] = value
+            value = _required(row, name)
+            if name == "choices":
+                value = _choices_value(value, name)
+            metadata[name] = value
         return metadata
+
+
+def item_key(data: str, task_id: str, sample_id: str) -> str:
+    """The checkpoint key of a declared item: ``<data>#<task id>::<sample id>``. The task is
+    part of it, so two tasks may read the same data file (and the same ids) without clashing."""
+    return Item.make_key(f"{data}#{task_id}", sample_id)
 
 
 def render_template(template: str, row: Mapping[str, Any]) -> str:
@@ -685,10 +712,21 @@ def render_template(template: str, row: Mapping[str, Any]) -> str:
         name = match.group(1)
         if name not in row:
             raise _RowProblem("missing field used by the prompt template", name)
-        found = row[name]
-        return "" if found is None else str(found)
+        return template_text(row[name])
 
     return _PLACEHOLDER.sub(value, template)
+
+
+def template_text(value: Any) -> str:
+    """A field value as prompt text: nothing for None, ``true``/``false`` for booleans, JSON
+    (non-ASCII kept) for lists and objects, ``str`` for anything else."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return str(value)
 
 
 def _required(row: Mapping[str, Any], name: str) -> Any:
@@ -713,37 +751,79 @@ def _kind(value: Any) -> str:
     return "nothing" if value is None else type(value).__name__
 
 
+def _choices_value(value: Any, name: str) -> Any:
+    """A ``choices`` metadata value: a count (text digits become a number), the list of
+    option texts, or empty; anything else is a row problem."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, list):
+        count = len(value)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        count = value
+    elif value is None or (isinstance(value, str) and not value.strip()):
+        return value  # empty: the task's number of options applies
+    else:
+        raise _RowProblem(f"expected a number of options or a list of them, found {value!r}",
+                          name)  # fmt: skip
+    if not 2 <= count <= 26:
+        raise _RowProblem(f"{count} options; a question needs 2 to 26", name)
+    return value
+
+
 def _numeric_reference(value: Any, name: str) -> Any:
-    """A number, or numeric text with any thousands separators removed."""
-    if isinstance(value, bool):
-        raise _RowProblem("the reference must be a number, found true/false", name)
-    if isinstance(value, int | float):
-        return value
-    text = str(value).strip().replace(",", "").replace("_", "")
+    """A number, or numeric text (stripped) that the numeric scorer reads as one."""
+    from sweepbench.bench.scoring.text import reference_number
+
     try:
-        float(text)
-    except ValueError:
+        reference_number(value)
+    except DataError:
         raise _RowProblem(f"the reference {value!r} is not a number", name) from None
-    return text
+    return value.strip() if isinstance(value, str) else value
 
 
-def _letter_reference(value: Any, name: str, scorer: str, choices: int) -> str:
-    """A choice reference: letters among the first ``choices`` of the alphabet."""
+def _text_reference(value: Any, name: str, scorer: str) -> Any:
+    """A text reference (math, aime, exact, normalised), stripped; a number becomes its text
+    (``str``); ``exact``/``normalised`` also take a list of accepted texts."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, list) and scorer in ("exact", "normalised"):
+        accepted = [_text_reference(v, name, "math") for v in value if v is not None]
+        if not accepted or not all(isinstance(v, str) and v for v in accepted):
+            raise _RowProblem("a list reference must hold non-empty texts", name)
+        return accepted
+    raise _RowProblem(f"the reference must be text or a number, found {_kind(value)}", name)
+
+
+_LETTERS = re.compile(r"[A-Za-z](?:[\s,，、;/]*[A-Za-z])*")
+_WRAPPED = re.compile(r"\((.*)\)|\[(.*)\]")
+
+
+def letter_reference(value: Any, name: str, scorer: str, choices: int) -> str:
+    """A choice reference as exactly its option letter(s), upper-cased: ``B``, `` (b) `` and
+    ``[B]`` give ``B`` for ``choice``; ``choice_multi`` gives the letters in order (``AC``),
+    ``option_set`` the letters separated by commas (``A, C``). Letters must be among the first
+    ``choices`` (A–G for ``option_set``); anything else ("Answer: C", "Both") is a row
+    problem."""
     text = str(value).strip()
-    valid = {chr(ord("A") + i) for i in range(min(choices, 26))}
-    letters = re.findall(r"[A-Za-z]", text)
-    if scorer == "choice":
-        letters = letters[:1] if text[:1].isalpha() else []
-    if scorer == "option_set":
-        valid = set("ABCDEFG")
-    if not letters:
-        raise _RowProblem(f"the reference {text!r} is not an option letter", name)
-    wrong = sorted({letter.upper() for letter in letters} - valid)
+    inner = text
+    if wrapped := _WRAPPED.fullmatch(text):
+        inner = (wrapped.group(1) or wrapped.group(2) or "").strip()
+    letters = re.findall(r"[A-Za-z]", inner) if _LETTERS.fullmatch(inner) else []
+    if not letters or not ("".join(letters).isupper() or "".join(letters).islower()):
+        raise _RowProblem(f"the reference {text!r} is not an option letter (such as B)", name)
+    letters = [letter.upper() for letter in letters]
+    if scorer == "choice" and len(letters) != 1:
+        raise _RowProblem(f"the reference {text!r} must be one option letter", name)
+    last = "G" if scorer == "option_set" else chr(ord("A") + min(choices, 26) - 1)
+    wrong = sorted({letter for letter in letters if not "A" <= letter <= last})
     if wrong:
-        last = "G" if scorer == "option_set" else chr(ord("A") + len(valid) - 1)
         raise _RowProblem(f"the reference {text!r} names {', '.join(wrong)}, not an option "
                           f"from A to {last}", name)  # fmt: skip
-    return text
+    if scorer == "option_set":
+        return ", ".join(dict.fromkeys(letters))
+    return "".join(dict.fromkeys(letters))
 
 
 # --------------------------------------------------------------------------- IFEval rows

@@ -15,6 +15,7 @@ import hashlib
 import itertools
 import json
 import os
+import re
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ import yaml
 from sweepbench.bench.items import Area, Benchmark, Grading, Item, JudgeSpec, LoadProblem, Task
 from sweepbench.bench.scoring.mathanswer import aime_reference
 from sweepbench.bench.sources import elbench_prompts as prompts
-from sweepbench.bench.sources.records import Record, iter_records
+from sweepbench.bench.sources.records import Record, iter_records, read_text
 from sweepbench.errors import DataError, UserError
 
 BENCHMARK_ID = "elbench"
@@ -38,6 +39,8 @@ DATA_HINT = "ELBench's data must be given with --data PATH/benchmark_root"
 _GRADINGS: tuple[Grading, ...] = ("auto", "judge", "runtime")
 _LOADERS = ("generic", "choice", "ifeval", "math", "aime", "teaching")
 _EDU_DIMENSION_KEYS = ("dimension", "field", "ability", "tag", "标签", "维度")
+_OPTION_SET_KEY = re.compile(r"[A-G](?:\s*[,，、]\s*[A-G]|\s+[A-G])*")
+_WHOLE_NUMBER = re.compile(r"[-+]?\d+")
 
 # --- the registry (catalogue as data) -------------------------------------------------------
 
@@ -485,13 +488,28 @@ def _generic_reference(ctx: RowContext, record: Mapping[str, Any]) -> Any:
         if not _filled(value):
             raise RowError("the answer key is empty", name)
         text = prompts.stringify(value).strip()
-        if ctx.task.scorer in ("choice", "choice_multi", "option_set") and not any(
-            "A" <= char <= "Z" for char in text.upper()
-        ):
-            raise RowError(f"the answer key {text!r} holds no option letter", name)
+        _check_answer_key(ctx.task, text, name)
         return text
     found = {name: record[name] for name in mapping.reference_fields if name in record}
     return found or None
+
+
+def _check_answer_key(task: TaskSpec, text: str, name: str) -> None:
+    """RowError for a letter answer key its scorer could never match: ``choice_multi`` keys
+    are capital letters among the task's options written together (``B``, ``AC``);
+    ``option_set`` keys are capitals A–G separated by commas or spaces (``A, C``)."""
+    if task.scorer == "choice_multi":
+        count = int(task.options.get("choices", 4))
+        last = chr(ord("A") + count - 1)
+        if not re.fullmatch(f"[A-{last}]+", text):
+            raise RowError(f"the answer key {text!r} is not capital letters from A to {last}", name)
+    elif task.scorer == "option_set" and not _OPTION_SET_KEY.fullmatch(text):
+        raise RowError(
+            f"the answer key {text!r} is not capital letters from A to G separated by commas",
+            name,
+        )
+    elif task.scorer == "choice" and not re.fullmatch("[A-Z]", text):
+        raise RowError(f"the answer key {text!r} is not one capital option letter", name)
 
 
 def load_generic_row(ctx: RowContext, record: Mapping[str, Any], row: int) -> Item:
@@ -545,7 +563,7 @@ def load_choice_row(ctx: RowContext, record: Mapping[str, Any], row: int) -> Ite
         raise RowError("expected a list of 1 to 26 options", "choices")
     target = prompts.stringify(record.get("target")).strip().upper()
     letters = prompts.option_letters(len(choices)).split(",")
-    if not target or target[0] not in letters:
+    if target not in letters:
         raise RowError(f"the answer {target!r} is not one of {','.join(letters)}", "target")
     subject_value = _first_filled(record, ctx.mapping.dimension_fields)
     subject = prompts.stringify(subject_value).strip() if subject_value is not None else ""
@@ -561,7 +579,7 @@ def load_choice_row(ctx: RowContext, record: Mapping[str, Any], row: int) -> Ite
         row,
         dimension=subject or "default",
         prompt=_format_prompt(ctx, prompt),
-        reference=target[0],
+        reference=target,
         metadata=metadata,
     )
 
@@ -587,6 +605,18 @@ def _ifeval_kwargs(value: Any, count: int) -> list[dict[str, Any]]:
     return parsed
 
 
+def _check_ifeval(metadata: Mapping[str, Any]) -> None:
+    """RowError when the IFEval checker could not use the row's instructions (an unknown id,
+    arguments it cannot take), so a row that could never be scored is a bad row at load."""
+    from sweepbench.bench.scoring.ifeval import build_checks
+
+    try:
+        build_checks(metadata["instruction_id_list"], metadata["kwargs"], metadata["ifeval_prompt"])
+    except DataError as exc:
+        field = "metadata.kwargs" if "kwarg" in str(exc) else "metadata.instruction_id_list"
+        raise RowError(str(exc), field) from None
+
+
 def load_ifeval_row(ctx: RowContext, record: Mapping[str, Any], row: int) -> Item:
     """An IFEval row: the prompt is ``metadata.prompt`` (else the first input message)."""
     meta = record.get("metadata") if isinstance(record.get("metadata"), Mapping) else {}
@@ -607,6 +637,7 @@ def load_ifeval_row(ctx: RowContext, record: Mapping[str, Any], row: int) -> Ite
         "kwargs": _ifeval_kwargs(meta.get("kwargs"), len(ids)),
         "ifeval_prompt": prompt,
     }
+    _check_ifeval(metadata)
     if _filled(meta.get("key")):
         metadata["key"] = meta["key"]
     return _item(
@@ -663,9 +694,19 @@ def load_aime_row(ctx: RowContext, record: Mapping[str, Any], row: int) -> Item:
         row,
         dimension="default",
         prompt=_first_message(record),
-        reference=aime_reference(_target(record)),
+        reference=_aime_key(record),
         metadata={},
     )
+
+
+def _aime_key(record: Mapping[str, Any]) -> str:
+    """An AIME answer key: the ``\\boxed{}`` content or the stripped target, which must be a
+    whole number (AIME answers are integers; anything else could never be matched)."""
+    key = aime_reference(_target(record))
+    if not _WHOLE_NUMBER.fullmatch(key):
+        shown = prompts.stringify(record.get("target")).strip()
+        raise RowError(f"the answer key {shown!r} is not a whole number", "target")
+    return key
 
 
 ROW_LOADERS: dict[str, RowLoader] = {
@@ -723,7 +764,7 @@ def _read_yaml(path: Path, shown: str) -> Any:
     """A YAML file parsed with the C loader when available; DataError when it cannot be."""
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_text(path, shown)
     except OSError as exc:
         raise DataError(f"{shown}: cannot read the file ({exc.strerror or exc})") from exc
     try:
@@ -830,9 +871,6 @@ def load_task(registry: Registry, spec: TaskSpec, index: FileIndex) -> tuple[Tas
                 result = load_rows(ctx, path, shown)
         except DataError as exc:
             result = TaskLoad(problems=[LoadProblem(shown, str(exc))], missing=str(exc))
-        except UnicodeDecodeError as exc:
-            message = f"{shown}: not UTF-8 text (byte {exc.start})"
-            result = TaskLoad(problems=[LoadProblem(shown, message)], missing=message)
         if result.missing is None and not result.items:
             result.missing = f"{shown} holds no loadable items"
     return _task_from(spec, entry, result), path

@@ -1,14 +1,23 @@
-"""Read rows from a data file — JSONL, JSON, CSV, YAML or XLSX — one :class:`Record` at a time.
+"""Read rows from a data file — JSONL, JSON, CSV/TSV, YAML or XLSX — one :class:`Record` at a
+time.
 
 A row that cannot be read becomes a record carrying a :class:`LoadProblem` (file, line, what is
-wrong) instead of stopping the load: the rest of the file still loads.
+wrong) instead of stopping the load: the rest of the file still loads. A file that cannot be
+read at all (not UTF-8 text, a duplicate column name, broken JSON or YAML) raises DataError.
+
+YAML data files are read with :class:`DataYamlLoader`, which resolves plain scalars by YAML
+1.2's core schema (only ``true``/``false`` are booleans; no ``yes``/``no``/``on``/``off``,
+sexagesimal ``12:30``, octal ``010`` or dates), so answers such as ``no`` or ``12:30`` stay
+text. TSV files are read without quote processing: a ``"`` is an ordinary character there.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +31,12 @@ FORMATS = ("jsonl", "json", "csv", "yaml", "xlsx")
 _SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv",
              ".tsv": "csv", ".yaml": "yaml", ".yml": "yaml", ".xlsx": "xlsx"}  # fmt: skip
 
+CSV_FIELD_LIMIT = 2**31 - 1
+"""The largest CSV field accepted, in characters (the csv module's default is 131,072; this
+is the largest value a C ``long`` holds on every platform, Windows included)."""
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+
 
 @dataclass(frozen=True)
 class Record:
@@ -30,6 +45,40 @@ class Record:
     line: int
     data: Mapping[str, Any] | None
     problem: LoadProblem | None = None
+
+
+class DataYamlLoader(yaml.SafeLoader):
+    """A safe YAML loader whose implicit types follow YAML 1.2's core schema, for data files:
+    ``null``/``~``/empty, ``true``/``false`` (any case style), decimal integers without
+    leading zeros, and decimal floats (with ``.inf``/``.nan``). Everything else is text."""
+
+    yaml_implicit_resolvers = {}  # noqa: RUF012 - emptied here, filled by the resolvers below
+
+
+def _core_schema_resolvers() -> None:
+    """Register the YAML 1.2 core-schema implicit types on :class:`DataYamlLoader`."""
+    add = DataYamlLoader.add_implicit_resolver
+    add("tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
+    add("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+        list("tTfF"))  # fmt: skip
+    add("tag:yaml.org,2002:int", re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$"), list("-+0123456789"))
+    add(
+        "tag:yaml.org,2002:float",
+        re.compile(
+            r"^(?:[-+]?(?:\.[0-9]+|(?:0|[1-9][0-9]*)(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+            r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+        ),
+        list("-+0123456789."),
+    )
+    add("tag:yaml.org,2002:merge", re.compile(r"^(?:<<)$"), ["<"])
+
+
+_core_schema_resolvers()
+
+
+def load_data_yaml(text: str) -> Any:
+    """Parse YAML data text with :class:`DataYamlLoader` (core-schema implicit types)."""
+    return yaml.load(text, Loader=DataYamlLoader)  # a SafeLoader subclass: safe
 
 
 def file_format(path: Path, declared: str | None = None) -> str:
@@ -53,42 +102,58 @@ def iter_records(
     path: Path, *, fmt: str | None = None, sheet: str | None = None, name: str | None = None
 ) -> Iterator[Record]:
     """Every row of ``path``. ``name`` is how the file is called in problems (default: its
-    file name). A file that cannot be opened at all raises DataError."""
+    file name). A file that cannot be opened or read at all raises DataError."""
     shown = name or path.name
     kind = file_format(path, fmt)
     try:
-        if kind == "jsonl":
-            yield from _jsonl(path, shown)
-        elif kind == "json":
-            yield from _rows(_load(path, shown, json.loads), shown)
-        elif kind == "yaml":
-            yield from _rows(_load(path, shown, yaml.safe_load), shown)
-        elif kind == "csv":
-            yield from _csv(path, shown)
-        else:
+        if kind == "xlsx":
             yield from _xlsx(path, shown, sheet)
+            return
+        text = read_text(path, shown)
+        if kind == "jsonl":
+            yield from _jsonl(text, shown)
+        elif kind == "json":
+            yield from _rows(_parse(text, shown, json.loads), shown)
+        elif kind == "yaml":
+            yield from _rows(_parse(text, shown, load_data_yaml), shown)
+        else:
+            yield from _csv(text, shown, tab_separated=path.suffix.lower() == ".tsv")
     except OSError as exc:
         raise DataError(f"{shown}: cannot read the file ({exc.strerror or exc})") from exc
 
 
-def _jsonl(path: Path, shown: str) -> Iterator[Record]:
-    with path.open(encoding="utf-8-sig") as handle:
-        for number, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            try:
-                value = json.loads(text)
-            except json.JSONDecodeError as exc:
-                yield _bad(shown, number, f"not valid JSON ({exc.msg} at column {exc.colno})")
-                continue
-            if not isinstance(value, dict):
-                yield _bad(shown, number, f"expected a JSON object, found {type(value).__name__}")
-                continue
-            yield Record(number, value)
+def read_text(path: Path, shown: str) -> str:
+    """A file's text, decoded as UTF-8 (a leading byte-order mark is dropped). DataError
+    naming the first byte that is not UTF-8 and its offset in the file."""
+    raw = path.read_bytes()
+    body = raw[len(_UTF8_BOM) :] if raw.startswith(_UTF8_BOM) else raw
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        offset = exc.start + len(raw) - len(body)
+        raise DataError(
+            f"{shown}: not UTF-8 text: byte 0x{body[exc.start]:02x} at offset {offset} "
+            "(save the file as UTF-8)"
+        ) from None
 
 
-def _load(path: Path, shown: str, parse: Any) -> Any:
-    text = path.read_text(encoding="utf-8-sig")
+def _jsonl(text: str, shown: str) -> Iterator[Record]:
+    for number, line in enumerate(io.StringIO(text, newline=None), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            yield _bad(shown, number, f"not valid JSON ({exc.msg} at column {exc.colno})")
+            continue
+        if not isinstance(value, dict):
+            yield _bad(shown, number, f"expected a JSON object, found {type(value).__name__}")
+            continue
+        yield Record(number, value)
+
+
+def _parse(text: str, shown: str, parse: Callable[[str], Any]) -> Any:
+    """The parsed content of a JSON or YAML file; DataError with the line when it is broken."""
     try:
         return parse(text)
     except json.JSONDecodeError as exc:
@@ -115,24 +180,50 @@ def _rows(value: Any, shown: str) -> Iterator[Record]:
             yield _bad(shown, number, f"entry {number} is a {type(row).__name__}, not an object")
 
 
-def _csv(path: Path, shown: str) -> Iterator[Record]:
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        dialect = "excel-tab" if path.suffix.lower() == ".tsv" else "excel"
-        reader = csv.reader(handle, dialect=dialect)
-        header: list[str] | None = None
-        for row in reader:
-            number = reader.line_num
-            if header is None:
-                header = [cell.strip() for cell in row]
-                continue
-            if not any(cell.strip() for cell in row):
-                continue
-            if len(row) != len(header):
-                yield _bad(shown, number, f"{len(row)} cells where the header has {len(header)}")
-                continue
-            yield Record(number, dict(zip(header, row, strict=True)))
+def _csv_reader(handle: io.StringIO, tab_separated: bool) -> Any:
+    """A csv reader: comma-separated with quoting, or tab-separated without quote processing."""
+    csv.field_size_limit(CSV_FIELD_LIMIT)
+    if tab_separated:
+        return csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+    return csv.reader(handle, dialect="excel")
+
+
+def _csv(text: str, shown: str, *, tab_separated: bool) -> Iterator[Record]:
+    """A CSV/TSV file's rows, each at the line where it starts (a quoted cell may span
+    several lines). DataError for a duplicate column name, or a row the csv module cannot
+    read (after it, the reader could no longer tell where rows begin)."""
+    reader = _csv_reader(io.StringIO(text, newline=""), tab_separated)
+    header: list[str] | None = None
+    while True:
+        start = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:  # the reader may be lost inside a quoted cell: stop here
+            raise DataError(f"{shown}:{start}: not readable as CSV ({exc})") from None
         if header is None:
-            raise DataError(f"{shown}: the file is empty (no header row)")
+            header = [cell.strip() for cell in row]
+            check_header(header, shown)
+            continue
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(header):
+            yield _bad(shown, start, f"{len(row)} cells where the header has {len(header)}")
+            continue
+        yield Record(start, dict(zip(header, row, strict=True)))
+    if header is None:
+        raise DataError(f"{shown}: the file is empty (no header row)")
+
+
+def check_header(header: Sequence[str], shown: str) -> None:
+    """DataError when a column name appears twice (one would silently hide the other);
+    unnamed columns are not compared."""
+    seen: set[str] = set()
+    for name in header:
+        if name and name in seen:
+            raise DataError(f"{shown}: the column {name!r} appears twice in the header row")
+        seen.add(name)
 
 
 def _xlsx(path: Path, shown: str, sheet: str | None) -> Iterator[Record]:
@@ -154,6 +245,7 @@ def _xlsx(path: Path, shown: str, sheet: str | None) -> Iterator[Record]:
                 if header is None:
                     if any(c is not None and str(c).strip() for c in cells):
                         header = [str(c).strip() if c is not None else "" for c in cells]
+                        check_header(header, f"{shown} (sheet {sheet_name!r})")
                     continue
                 if all(c is None or not str(c).strip() for c in cells):
                     continue  # fully empty rows are skipped (spec §2.4)
