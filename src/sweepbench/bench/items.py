@@ -17,11 +17,8 @@ TaskScore = Literal["pass_rate", "mean_score"]
 Scope = Literal["core", "paper"]
 """``core`` leaves out tasks a benchmark marks region-specific; ``paper`` (the original
 scoring) includes them."""
-SCOPES: tuple[Scope, ...] = ("core", "paper")
 SCOPE_ALIASES: dict[str, Scope] = {"core": "core", "default": "core", "paper": "paper",
                                    "original": "paper", "all": "paper"}  # fmt: skip
-PASS_LABELS = frozenset({"pass", "safe", "guide", "answer"})
-"""Verdict labels that count as a pass (spec §11)."""
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from typing import Literal
 
 from sweepbench.bench.catalog import PRESET_ALIASES, PRESETS, Preset
 from sweepbench.bench.items import Benchmark, Item, Scope, Task
+from sweepbench.bench.results import format_money
 from sweepbench.bench.scoring.judge import JUDGE_HIGH_OUTPUT_TOKENS, judge_request_text_chars
 from sweepbench.errors import UserError
 from sweepbench.models.catalog import ModelInfo
@@ -458,8 +459,6 @@ def build_plan(
 
 def _limit_problems(roles: list[RoleCost], limits: Limits, spent: Decimal) -> list[str]:
     """Limits below their role's low estimate (what is left of them, for a resumed run)."""
-    from sweepbench.bench.results import format_money
-
     problems: list[str] = []
     for role in roles:
         if role.limit is None or role.low is None:

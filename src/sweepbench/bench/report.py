@@ -27,7 +27,7 @@ from sweepbench.bench.results import (
 )
 from sweepbench.bench.storage import BenchStore, RunRow, run_is_live
 from sweepbench.errors import SweepbenchError, UserError
-from sweepbench.settings import scrub
+from sweepbench.settings import scrub, secret_values
 from sweepbench.store import Store
 
 OUTCOMES = ("completed", "completed_with_errors", "paused_budget", "interrupted")
@@ -97,6 +97,8 @@ class RunReport:
     spent: Decimal
     spent_by_role: dict[str, Decimal]
     error_types: dict[str, int]
+    rows: list[dict[str, Any]]
+    """Every answer row of the run (scored and failed)."""
     note: str | None = None
 
     @property
@@ -222,6 +224,7 @@ def load_report(store: Store, run_id: str, *, resamples: int = 10_000) -> RunRep
         spent=sum(spent_by_role.values(), Decimal(0)),
         spent_by_role=spent_by_role,
         error_types=error_types,
+        rows=rows,
         note=note,
     )
 
@@ -249,8 +252,6 @@ def export_run(store: Store, run_id: str, directory: Path) -> list[Path]:
     """Write ``answers.jsonl`` (scored), ``failures.jsonl``, ``spend.jsonl``,
     ``summary.csv`` and ``summary.json`` into ``directory``; every file passes the key
     scrubber. Returns the paths written."""
-    from sweepbench.settings import secret_values
-
     report = load_report(store, run_id)
     runs = BenchStore(store)
     secrets = secret_values()
@@ -264,7 +265,7 @@ def export_run(store: Store, run_id: str, directory: Path) -> list[Path]:
                      "summary.json")
     }  # fmt: skip
     items = {i.key: i for t in report.benchmark.tasks for i in t.items}
-    rows = [_with_question(row, items) for row in runs.answers(report.run.id)]
+    rows = [_with_question(row, items) for row in report.rows]
     base = {"run_id": report.run.id, "model": report.run.model}
     _jsonl(
         paths["answers.jsonl"], ({**base, **r} for r in rows if r["status"] == "scored"), secrets

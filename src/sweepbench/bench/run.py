@@ -30,7 +30,7 @@ import logging
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -61,8 +61,6 @@ from sweepbench.store import Store
 
 log = logging.getLogger(__name__)
 
-CHOICE_SCORERS = frozenset({"choice", "choice_multi"})
-"""Tasks whose answers must carry an extractable letter (the others need no format check)."""
 FREE_MODEL_RPM = 20
 """OpenRouter's ``:free`` models allow about 20 requests a minute (spec §5.3)."""
 HEARTBEAT_S = 15.0
@@ -82,13 +80,10 @@ class Progress:
     """Items this session will try."""
     scored: int = 0
     failed: int = 0
-    skipped: int = 0
     spent: Decimal = Decimal(0)
     """Spent by the whole run (earlier sessions included)."""
-    spent_by_role: dict[str, Decimal] = field(default_factory=dict)
     limit: Decimal | None = None
     resumed: bool = False
-    unpriced_calls: int = 0
 
     @property
     def done(self) -> int:
@@ -137,12 +132,12 @@ class _Answer:
     error: ProviderError | None = None
     format_valid: bool = True
 
-    def after(self, first: _Answer) -> _Answer:
-        """This (second) answer, counting the tokens and time of the first try too."""
-        self.input_tokens += first.input_tokens
-        self.output_tokens += first.output_tokens
-        self.reasoning_tokens += first.reasoning_tokens
-        self.latency_ms += first.latency_ms
+    def after(self, other: _Answer) -> _Answer:
+        """This answer, counting the tokens and time of the other try too."""
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.reasoning_tokens += other.reasoning_tokens
+        self.latency_ms += other.latency_ms
         return self
 
 
@@ -190,6 +185,7 @@ class BenchRunner:
         self._pending_answers: list[AnswerRow] = []
         self._pending_spend: list[SpendLine] = []
         self._wake = asyncio.Event()
+        self._writer_done = False
         self._models: dict[str, Model] = {}
         self._semaphores: dict[str, asyncio.Semaphore] = {}
         self._prices: dict[str, Price | None] = {}
@@ -205,7 +201,6 @@ class BenchRunner:
             run_id=self.run_id,
             total=len(plan.items),
             spent=sum(self._spent.values(), Decimal(0)),
-            spent_by_role=dict(self._spent),
             limit=plan.limits.total,
             resumed=previous is not None,
         )
@@ -257,7 +252,6 @@ class BenchRunner:
                     await self._process(item)
                 except _Stop as stop:
                     self._halt(stop.status, stop.reason)
-                    self.progress.skipped += 1
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:  # a bug or bad data in one item never stops the run
@@ -392,7 +386,7 @@ class BenchRunner:
         answer = _from_result(result, attempts, self._scrub)
         if answer.error is not None:
             return answer
-        check = format_checker(task, item) if task.scorer in CHOICE_SCORERS else None
+        check = format_checker(task, item)
         if check is not None and not check(result.text):
             answer.format_valid = False
         second = second_try(task, item, messages, result, config.max_tokens, check)
@@ -409,12 +403,8 @@ class BenchRunner:
         again = _from_result(retried, attempts + more, self._scrub)
         if again.error is None and (check is None or check(again.text)):
             return again.after(answer)
-        answer.attempts = again.attempts
-        answer.input_tokens += again.input_tokens
-        answer.output_tokens += again.output_tokens
-        answer.reasoning_tokens += again.reasoning_tokens
-        answer.latency_ms += again.latency_ms
-        return answer
+        answer.attempts = again.attempts  # the first answer stands; both tries are counted
+        return answer.after(again)
 
     async def _judge(self, task: Task, item: Item, answer: _Answer) -> None:
         """Grade with the judge model; an unparseable verdict is retried once, then kept as a
@@ -556,12 +546,9 @@ class BenchRunner:
                 self._prices[model.id] = price_for(model.info)
             price = self._prices[model.id]
             usd, source = (None, "unpriced") if price is None else (price.cost(usage), "computed")
-        if usd is None:
-            self.progress.unpriced_calls += 1
-        else:
+        if usd is not None:
             self._spent[role] = self._spent.get(role, Decimal(0)) + usd
             self.progress.spent += usd
-            self.progress.spent_by_role[role] = self._spent[role]
         if usd != 0:  # a $0 call (local, scripted) has no money to account for
             self._pending_spend.append(
                 SpendLine(key, role, model.id, usage.input_tokens, usage.output_tokens,
@@ -623,8 +610,6 @@ class BenchRunner:
 
     # -- group commit ------------------------------------------------------------------------
 
-    _writer_done = False
-
     async def _writer(self) -> None:
         """Write whatever finished, one transaction at a time. On the event loop's own thread:
         a batch takes milliseconds, and a writer thread competing with busy workers for the
@@ -634,9 +619,7 @@ class BenchRunner:
                 await asyncio.wait_for(self._wake.wait(), HEARTBEAT_S)
             self._wake.clear()
             if self._pending_answers or self._pending_spend:
-                answers, spend = self._pending_answers, self._pending_spend
-                self._pending_answers, self._pending_spend = [], []
-                self.runs.write(self.run_id, answers, spend)
+                self._flush()
                 await asyncio.sleep(0)  # workers go on between batches
             elif not self._writer_done:
                 self.runs.touch(self.run_id)
@@ -644,6 +627,7 @@ class BenchRunner:
                 return
 
     def _flush(self) -> None:
+        """Write what is waiting, in one transaction."""
         answers, spend = self._pending_answers, self._pending_spend
         self._pending_answers, self._pending_spend = [], []
         self.runs.write(self.run_id, answers, spend)
@@ -698,12 +682,3 @@ def _limits_json(limits: Limits) -> dict[str, str | None]:
 
 def _money_json(spent: dict[str, Decimal]) -> dict[str, str]:
     return {role: str(usd) for role, usd in spent.items()}
-
-
-async def run_benchmark(
-    prepared: PreparedRun,
-    store: Store,
-    **options: Any,
-) -> RunOutcome:
-    """Run a prepared run to its end (see :class:`BenchRunner` for the options)."""
-    return await BenchRunner(prepared, store, **options).run()

@@ -81,11 +81,8 @@ class AnswerRow:
         )  # fmt: skip
 
     def values(self, run_id: str, now: datetime) -> dict[str, Any]:
-        """The row as stored."""
-        row = {k: v for k, v in self.__dict__.items()}
-        row["score_metadata"] = None if self.score_metadata is None else _json(self.score_metadata)
-        row["retries"] = None if not self.retries else _json(self.retries)
-        return {**row, "run_id": run_id, "updated_at": now}
+        """The row as stored, by column name."""
+        return dict(zip(_ANSWER_COLUMNS, self.row(run_id, now), strict=True))
 
 
 @dataclass(frozen=True)

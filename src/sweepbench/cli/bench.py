@@ -487,8 +487,8 @@ def runs_command(
 ) -> None:
     """Stored benchmark runs, newest first."""
     with Store.open() as store:
-        rows = BenchStore(store).runs(limit)
-        summaries = [(row, BenchStore(store).statuses(row.id)) for row in rows]
+        runs = BenchStore(store)
+        summaries = [(row, runs.statuses(row.id)) for row in runs.runs(limit)]
     if as_json:
         typer.echo(json.dumps([
             {"run_id": r.id, "benchmark": r.benchmark, "model": r.model, "judge": r.judge,
