@@ -604,3 +604,18 @@ def test_an_ambiguous_run_prefix_is_an_error(store: Store) -> None:
     with pytest.raises(UserError, match="matches 2 runs"):
         runs.run("toy-")
     assert runs.run("toy-a") is not None and runs.exists("toy-b") and not runs.exists("toy")
+
+
+def test_the_judge_prompt_version_is_part_of_the_settings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from sweepbench.bench import plan as plan_module
+
+    judged = toy_benchmark(1, judged=1)
+    before = build_plan(judged, model="scripted/echo", judge="scripted/echo").config
+    auto_only = build_plan(toy_benchmark(1), model="scripted/echo", judge="scripted/echo")
+    monkeypatch.setattr(plan_module, "JUDGE_PROMPT_VERSION", "next")
+    after = build_plan(judged, model="scripted/echo", judge="scripted/echo").config
+    assert before.hash != after.hash and after.prompt_version.endswith("+judge-next")
+    unjudged = build_plan(toy_benchmark(1), model="scripted/echo", judge="scripted/echo")
+    assert unjudged.config.hash == auto_only.config.hash  # no judge used: no judge version

@@ -10,7 +10,6 @@ from sweepbench.bench.items import Item, JudgeSpec, Task
 from sweepbench.bench.scoring.judge import (
     JUDGE_HIGH_OUTPUT_TOKENS,
     JUDGE_MAX_TOKENS,
-    JUDGE_PROMPT_VERSION,
     JUDGE_SYSTEM,
     MAX_REASON_CHARS,
     extract_json_object,
@@ -49,7 +48,6 @@ def test_constants() -> None:
     assert JUDGE_SYSTEM == "Return JSON only. No reasoning text."
     assert JUDGE_HIGH_OUTPUT_TOKENS == 4000
     assert JUDGE_MAX_TOKENS == 1024
-    assert JUDGE_PROMPT_VERSION == "1"
 
 
 def test_messages_blocks_in_documented_order() -> None:

@@ -20,7 +20,11 @@ from typing import Literal
 from sweepbench.bench.catalog import PRESET_ALIASES, PRESETS, Preset
 from sweepbench.bench.items import Benchmark, Item, Scope, Task
 from sweepbench.bench.results import format_money
-from sweepbench.bench.scoring.judge import JUDGE_HIGH_OUTPUT_TOKENS, judge_request_text_chars
+from sweepbench.bench.scoring.judge import (
+    JUDGE_HIGH_OUTPUT_TOKENS,
+    JUDGE_PROMPT_VERSION,
+    judge_request_text_chars,
+)
 from sweepbench.errors import UserError
 from sweepbench.models.catalog import ModelInfo
 from sweepbench.models.registry import model_info, provider_status
@@ -375,7 +379,12 @@ def build_plan(
     config = RunConfig(
         benchmark=benchmark.id,
         data_version=benchmark.version,
-        prompt_version=benchmark.prompt_version,
+        # the judge's own prompt changes scores too: a new version is a new run
+        prompt_version=(
+            f"{benchmark.prompt_version}+judge-{JUDGE_PROMPT_VERSION}"
+            if needs_judge and judge
+            else benchmark.prompt_version
+        ),
         model=model,
         judge=judge if needs_judge else None,
         decision_judge=decision_judge if needs_judge else False,
