@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 
 from sweepbench.bench.items import Item, Task
+from sweepbench.bench.scoring import retries_when_cut
 from sweepbench.errors import ProviderError
 from sweepbench.models.base import GenerateSettings, Message, Request, Result
 
@@ -63,7 +64,7 @@ def second_try(
       asking only for the boxed answer (at most 512 tokens)."""
     cut = result.stop_reason == "max_tokens"
     invalid = check is not None and not check(result.text)
-    if not invalid and not (cut and task.scorer in ("math", "aime")):
+    if not invalid and not (cut and retries_when_cut(task)):
         return None  # the common case, first and cheap
     model = result.model
     system = tuple(m for m in messages if m.role == "system")
@@ -85,7 +86,7 @@ def second_try(
         return Request(
             model, (*follow, Message("user", reminder)), GenerateSettings(max_tokens=max_tokens)
         )
-    if task.scorer in ("math", "aime") and cut:
+    if cut and retries_when_cut(task):
         prompt = _STEP_BY_STEP.sub("", item.prompt).strip() + "\n\n" + MATH_FINAL
         budget = min(max_tokens, MATH_RETRY_TOKENS)
         return Request(

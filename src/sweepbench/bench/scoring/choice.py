@@ -13,7 +13,9 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+from sweepbench.bench.items import Item, Task
 from sweepbench.bench.scoring.base import Score
+from sweepbench.bench.scoring.registry import FormatCheck, scorer
 from sweepbench.errors import DataError
 
 EN_PREFIXES: tuple[str, ...] = ("FINAL ANSWER", "ANSWER")
@@ -169,3 +171,60 @@ def score_choice_multi(
     string exactly (the reference is de-duplicated the same way)."""
     expected = _dedupe_letters(reference.strip())
     return _choice_score(extract_choices(response, choices, prefixes), expected, choices)
+
+
+# --- the registered scorers ------------------------------------------------------------------
+
+
+def task_prefixes(task: Task, default: str) -> tuple[str, ...]:
+    """The answer prefixes a task accepts: its ``prefixes`` option (``en`` or ``zh``), else
+    ``default``."""
+    language = str(task.options.get("prefixes", default)).lower()
+    return ZH_PREFIXES if language == "zh" else EN_PREFIXES
+
+
+def task_choices(task: Task, item: Item) -> int:
+    """The number of options: an item's own ``choices`` (a count, or the list of option
+    texts), else the task's, else 4."""
+    given = item.metadata.get("choices") or task.options.get("choices") or 4
+    return len(given) if isinstance(given, list | tuple) else int(given)
+
+
+def choice_format(task: Task, item: Item) -> FormatCheck:
+    """Whether an answer has an extractable letter (``choice``)."""
+    choices, prefixes = task_choices(task, item), task_prefixes(task, "en")
+    return lambda text: extract_choice(text, choices, prefixes) is not None
+
+
+def choice_multi_format(task: Task, item: Item) -> FormatCheck:
+    """Whether an answer has extractable letters (``choice_multi``)."""
+    choices, prefixes = task_choices(task, item), task_prefixes(task, "zh")
+    return lambda text: extract_choices(text, choices, prefixes) is not None
+
+
+@scorer("choice", format_check=choice_format, needs_reference=True, options=("choices", "prefixes"))
+def choice_task(task: Task, item: Item, response: str) -> Score:
+    """One letter, by :func:`score_choice` (English prefixes unless the task says ``zh``)."""
+    return score_choice(
+        response,
+        str(item.reference),
+        choices=task_choices(task, item),
+        prefixes=task_prefixes(task, "en"),
+    )
+
+
+@scorer(
+    "choice_multi",
+    format_check=choice_multi_format,
+    needs_reference=True,
+    options=("choices", "prefixes"),
+)
+def choice_multi_task(task: Task, item: Item, response: str) -> Score:
+    """Several letters, by :func:`score_choice_multi` (Chinese and English prefixes unless the
+    task says ``en``)."""
+    return score_choice_multi(
+        response,
+        str(item.reference),
+        choices=task_choices(task, item),
+        prefixes=task_prefixes(task, "zh"),
+    )

@@ -14,9 +14,10 @@ from collections.abc import Mapping, Sequence
 from difflib import SequenceMatcher
 from typing import Any
 
-from sweepbench.bench.items import Item
+from sweepbench.bench.items import Item, Task
 from sweepbench.bench.scoring.base import Score
 from sweepbench.bench.scoring.judge import extract_json_object, strip_thinking
+from sweepbench.bench.scoring.registry import scorer
 
 PASS_THRESHOLD = 0.6
 """The final score a passing answer reaches (with no required key missing)."""
@@ -287,3 +288,9 @@ def _text(value: Any) -> str:
     if isinstance(value, list | dict) and not value:
         return ""
     return json.dumps(value, ensure_ascii=False, default=str)
+
+
+@scorer("edu_rule", options=("scale",))
+def edu_rule_task(task: Task, item: Item, response: str) -> Score:
+    """A highlevel_edu answer, by :func:`score_edu_rule`."""
+    return score_edu_rule(response, item)

@@ -16,6 +16,8 @@ from typing import Any
 
 from sweepbench.bench.items import Item, JudgeSpec, Task
 from sweepbench.bench.scoring.base import Score
+from sweepbench.bench.scoring.registry import scorer, scorer_names
+from sweepbench.errors import DataError
 from sweepbench.models.base import Message
 
 JUDGE_SYSTEM = "Return JSON only. No reasoning text."
@@ -405,3 +407,25 @@ def _object_end(text: str, start: int) -> int | None:
                 return index + 1
         index += 1
     return None
+
+
+# --- the registered scorers ------------------------------------------------------------------
+
+
+def _not_a_rule(task: Task) -> DataError:
+    """The error for asking a rule to grade a judged task."""
+    known = ", ".join(scorer_names())
+    return DataError(f"task {task.id}: {task.scorer!r} is not a rule scorer (known: {known})")
+
+
+@scorer("judge", grading="judge", options=("scale", "rule_scorer"))
+def judge_task(task: Task, item: Item, response: str) -> Score:
+    """Refuses: a judge model grades these answers through the runner (:func:`judge_messages`,
+    :func:`parse_verdict`)."""
+    raise _not_a_rule(task)
+
+
+@scorer("runtime", grading="runtime", options=("scale",))
+def runtime_task(task: Task, item: Item, response: str) -> Score:
+    """Refuses: multi-turn tasks are evaluated by the teaching runtime and a judge model."""
+    raise _not_a_rule(task)

@@ -24,7 +24,9 @@ import sys
 import threading
 from collections.abc import Callable
 
+from sweepbench.bench.items import Item, Task
 from sweepbench.bench.scoring.base import Score
+from sweepbench.bench.scoring.registry import scorer
 
 SYMBOLIC_TIMEOUT_S = 5
 """Seconds one math_verify parse or comparison may take."""
@@ -599,3 +601,18 @@ def score_aime(response: str, reference: str) -> Score:
     """1/pass when the response's final answer equals the AIME reference (the target's
     ``\\boxed{}`` content, see :func:`aime_reference`) by :func:`aime_equal`."""
     return _math_score(extract_math_answer(response), aime_reference(reference), aime_equal)
+
+
+# --- the registered scorers ------------------------------------------------------------------
+
+
+@scorer("math", retry_when_cut=True, needs_reference=True)
+def math_task(task: Task, item: Item, response: str) -> Score:
+    """A MATH-500 answer, by :func:`score_math`."""
+    return score_math(response, str(item.reference))
+
+
+@scorer("aime", retry_when_cut=True, needs_reference=True)
+def aime_task(task: Task, item: Item, response: str) -> Score:
+    """An AIME answer, by :func:`score_aime`."""
+    return score_aime(response, str(item.reference))

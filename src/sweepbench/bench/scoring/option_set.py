@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from sweepbench.bench.items import Item, Task
 from sweepbench.bench.scoring.base import Score
+from sweepbench.bench.scoring.registry import scorer
 
 DEFAULT_LETTERS = "ABCDEFG"
 PARTIAL_CREDIT = 0.5
@@ -51,3 +53,9 @@ def score_option_set(response: str, reference: str) -> Score:
         reason = "Only some of the expected options, and no wrong one."
         return Score(PARTIAL_CREDIT, "fail", False, reason, metadata)
     return Score(0.0, "fail", False, "Includes an option that is not expected.", metadata)
+
+
+@scorer("option_set", partial_credit=True, needs_reference=True)
+def option_set_task(task: Task, item: Item, response: str) -> Score:
+    """A select-all-that-apply answer, by :func:`score_option_set` (partial credit)."""
+    return score_option_set(response, str(item.reference))

@@ -9,7 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from sweepbench.bench.items import Item, Task
 from sweepbench.bench.scoring.base import Score
+from sweepbench.bench.scoring.registry import scorer
 from sweepbench.errors import DataError
 
 Reference = str | Sequence[str]
@@ -184,3 +186,40 @@ def score_numeric(
     ok = any(_close(v, expected.value, tolerance, relative) for v in _candidates(given, expected))
     reason = "The number matches." if ok else f"{given.value:g} differs from {expected.value:g}."
     return Score.binary(ok, reason, **metadata)
+
+
+# --- the registered scorers ------------------------------------------------------------------
+
+
+@scorer("exact", needs_reference=True)
+def exact_task(task: Task, item: Item, response: str) -> Score:
+    """By :func:`score_exact`."""
+    return score_exact(response, item.reference)
+
+
+@scorer("normalised", needs_reference=True)
+def normalised_task(task: Task, item: Item, response: str) -> Score:
+    """By :func:`score_normalised`."""
+    return score_normalised(response, item.reference)
+
+
+@scorer("regex", options=("pattern",))
+def regex_task(task: Task, item: Item, response: str) -> Score:
+    """By :func:`score_regex`, with the task's (else the item's) ``pattern``; the reference is
+    optional."""
+    pattern = task.options.get("pattern") or item.metadata.get("pattern")
+    if not pattern:
+        raise DataError(f"task {task.id}: the regex scorer needs a pattern")
+    ref = item.reference
+    return score_regex(response, str(pattern), None if ref is None else str(ref))
+
+
+@scorer("numeric", needs_reference=True, options=("tolerance", "relative"))
+def numeric_task(task: Task, item: Item, response: str) -> Score:
+    """By :func:`score_numeric`, with the task's ``tolerance`` and ``relative`` options."""
+    return score_numeric(
+        response,
+        item.reference,
+        tolerance=float(task.options.get("tolerance", 1e-6)),
+        relative=bool(task.options.get("relative", False)),
+    )

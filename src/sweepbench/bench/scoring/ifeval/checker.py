@@ -6,9 +6,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sweepbench.bench.items import Item, Task
 from sweepbench.bench.scoring.base import Score
 from sweepbench.bench.scoring.ifeval.instructions import INSTRUCTIONS, Check
 from sweepbench.bench.scoring.ifeval.kwargs import parse_kwargs_entry, validate_kwargs
+from sweepbench.bench.scoring.registry import scorer
 from sweepbench.errors import DataError
 
 KwargsEntry = Mapping[str, Any] | str | None
@@ -118,4 +120,17 @@ def score_ifeval(
         instruction_loose=result.loose,
         prompt_loose=result.prompt_loose,
         instruction_ids=list(instruction_ids),
+    )
+
+
+@scorer("ifeval")
+def ifeval_task(task: Task, item: Item, response: str) -> Score:
+    """An IFEval answer, by :func:`score_ifeval`, with the item's instructions and their
+    arguments (and its original prompt, which some checks read)."""
+    meta = item.metadata
+    return score_ifeval(
+        response,
+        meta.get("instruction_id_list") or [],
+        meta.get("kwargs") or [],
+        prompt=str(meta.get("ifeval_prompt") or item.prompt),
     )
