@@ -1,5 +1,5 @@
-"""Scores of a benchmark run: per task, skill and area, the overall score, bootstrap 95% ranges,
-the detailed results table, and the words shown when a run ends.
+"""Scores of a benchmark run: per task, skill and area, the overall score, and bootstrap 95%
+ranges.
 
 Pure computation: the caller hands in the scored answers (failures are counted separately) and
 gets back frozen results. The formulas follow the spec:
@@ -12,169 +12,80 @@ gets back frozen results. The formulas follow the spec:
   ``mean_of_tasks`` = the unweighted mean of the task scores present;
 * 95% ranges (§17.7): resample each task's answers with replacement within the task, recompute
   the task, area and overall scores, take the 2.5th and 97.5th percentiles; seed 0.
+
+The result shapes are in :mod:`~sweepbench.bench.results_shapes`, the detailed table and its CSV
+in :mod:`~sweepbench.bench.results_table`, the words shown for a run in
+:mod:`~sweepbench.bench.results_text`; all are re-exported here, so callers import results from
+this one module.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal
 
 import numpy as np
 
 from sweepbench.bench.bootstrap import FloatArray, percentile_interval, resample_means
 from sweepbench.bench.items import Area, Benchmark, Scope, Task
+from sweepbench.bench.results_shapes import (
+    AreaResult,
+    Interval,
+    ScoredAnswer,
+    SkillResult,
+    Summary,
+    TaskResult,
+)
+from sweepbench.bench.results_table import (
+    CSV_COLUMNS,
+    DEFAULT_DIMENSION,
+    DetailRow,
+    RowGroup,
+    detailed_rows,
+    summary_csv,
+)
+from sweepbench.bench.results_text import (
+    PARTIAL_NOTE,
+    Outcome,
+    Surface,
+    format_money,
+    format_score,
+    outcome_text,
+    scores_line,
+)
 
-Interval = tuple[float, float]
-"""A (low, high) range."""
-Outcome = Literal["completed", "completed_with_errors", "paused_budget", "interrupted"]
-"""How a run ended (spec §8.3)."""
-Surface = Literal["cli", "web"]
-"""Where the outcome text is shown: the CLI says what command to run, the web says which button."""
-RowGroup = Literal["Overall", "Area", "Task", "Skill"]
+__all__ = [
+    "CSV_COLUMNS",
+    "DEFAULT_DIMENSION",
+    "DEFAULT_RESAMPLES",
+    "DEFAULT_SEED",
+    "PARTIAL_NOTE",
+    "AreaResult",
+    "DetailRow",
+    "Interval",
+    "Outcome",
+    "RowGroup",
+    "ScoredAnswer",
+    "SkillResult",
+    "Summary",
+    "Surface",
+    "TaskResult",
+    "detailed_rows",
+    "format_money",
+    "format_score",
+    "item_values",
+    "outcome_text",
+    "scores_line",
+    "summarise",
+    "summary_csv",
+    "task_scale",
+    "weighted_area_score",
+]
 
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_SEED = 0
-DEFAULT_DIMENSION = "default"
-"""The skill name of items whose data names none (no Skill row of its own)."""
-CSV_COLUMNS = (
-    "Group", "Name", "Count", "Mean score", "Pass rate", "score_100", "ci95_lo", "ci95_hi",
-)  # fmt: skip
-
-
-# ---------------------------------------------------------------- input and result shapes
-
-
-@dataclass(frozen=True)
-class ScoredAnswer:
-    """One scored answer: the raw score (0–1, or 1–N on a scaled task) and the pass verdict."""
-
-    task: str
-    dimension: str
-    score: float
-    passed: bool
-
-
-@dataclass(frozen=True)
-class SkillResult:
-    """One skill (dimension): within one task, or across every task when ``task`` is None."""
-
-    dimension: str
-    count: int
-    mean_score: float
-    pass_rate: float
-    task: str | None = None
-    score: float | None = None
-    """The task rule's 0–1 score on this skill's answers (None across tasks)."""
-
-
-@dataclass(frozen=True)
-class TaskResult:
-    """One task's results (only tasks with at least one scored answer get one)."""
-
-    task: str
-    name: str
-    area: str
-    count: int
-    mean_score: float
-    """The mean raw score (on the task's own scale)."""
-    pass_rate: float
-    score: float
-    """The task's 0–1 score used in area and overall scores (per ``task.score_by``)."""
-    expected: int
-    """How many items the task has in the loaded data."""
-    ci95: Interval | None
-    """The bootstrap 95% range of ``score`` (0–1); None when no resamples were asked for."""
-    skills: tuple[SkillResult, ...] = ()
-
-    @property
-    def complete(self) -> bool:
-        """True when every item of the task has a scored answer."""
-        return self.count == self.expected
-
-
-@dataclass(frozen=True)
-class AreaResult:
-    """One area's 0–100 score (only areas with at least one scored answer get one)."""
-
-    area: str
-    label: str
-    score_100: float
-    count: int
-    expected: int
-    """Items of the area's in-scope tasks."""
-    mean_score: float
-    pass_rate: float
-    tasks_present: int
-    tasks_in_scope: int
-    complete: bool
-    """True when every in-scope task of the area is present and complete."""
-    ci95_100: Interval | None
-
-
-@dataclass(frozen=True)
-class Summary:
-    """Every score of a run."""
-
-    benchmark: str
-    scope: Scope
-    overall_method: Literal["mean_of_areas", "mean_of_tasks"]
-    tasks: tuple[TaskResult, ...]
-    areas: tuple[AreaResult, ...]
-    skills: tuple[SkillResult, ...]
-    """Per skill across every task, by name."""
-    count: int
-    expected: int
-    """Items of every in-scope task."""
-    mean_score: float
-    pass_rate: float
-    overall_100: float | None
-    """None when nothing was scored."""
-    overall_ci95: Interval | None
-    """The bootstrap 95% range of the overall score (0–100)."""
-    covers_scope: bool
-    """True when every area of the scope is present and complete (the overall is comparable)."""
-    all_areas_present: bool
-    missing_tasks: tuple[str, ...]
-    """Selected in-scope tasks with no scored answer."""
-    left_out: int
-    """Answers given for tasks outside the selection or the scope (not counted)."""
-    resamples: int
-    seed: int
-
-    def task(self, task_id: str) -> TaskResult:
-        """The result of a task; KeyError when it has none."""
-        for result in self.tasks:
-            if result.task == task_id:
-                return result
-        raise KeyError(task_id)
-
-    def area(self, area_key: str) -> AreaResult:
-        """The result of an area; KeyError when it has none."""
-        for result in self.areas:
-            if result.area == area_key:
-                return result
-        raise KeyError(area_key)
-
-
-@dataclass(frozen=True)
-class DetailRow:
-    """One row of the detailed results table (spec §11)."""
-
-    group: RowGroup
-    name: str
-    count: int
-    mean_score: float
-    pass_rate: float
-    score_100: float | None
-    ci95_100: Interval | None
-    area: str | None = None
-    task: str | None = None
-    dimension: str | None = None
 
 
 # ---------------------------------------------------------------- scores
@@ -450,162 +361,3 @@ def _build_summary(
         resamples=resamples,
         seed=seed,
     )
-
-
-# ---------------------------------------------------------------- detailed table and CSV
-
-
-def _scaled(interval: Interval | None) -> Interval | None:
-    """A 0–1 range on 0–100."""
-    return (interval[0] * 100.0, interval[1] * 100.0) if interval else None
-
-
-def _skill_rows(result: TaskResult) -> list[DetailRow]:
-    """A task's Skill rows; none when its only skill is the unnamed default one."""
-    if [s.dimension for s in result.skills] == [DEFAULT_DIMENSION]:
-        return []
-    return [
-        DetailRow(
-            group="Skill",
-            name=f"{result.name} · {skill.dimension}",
-            count=skill.count,
-            mean_score=skill.mean_score,
-            pass_rate=skill.pass_rate,
-            score_100=None if skill.score is None else skill.score * 100.0,
-            ci95_100=None,
-            area=result.area,
-            task=result.task,
-            dimension=skill.dimension,
-        )
-        for skill in result.skills
-    ]
-
-
-def detailed_rows(summary: Summary) -> list[DetailRow]:
-    """The detailed results table (spec §11): an Overall row, then each Area row followed by
-    its Task rows, each Task row followed by its Skill rows."""
-    rows: list[DetailRow] = []
-    if summary.count:
-        rows.append(
-            DetailRow("Overall", "Overall", summary.count, summary.mean_score, summary.pass_rate,
-                      summary.overall_100, summary.overall_ci95)
-        )  # fmt: skip
-    for area in summary.areas:
-        rows.append(
-            DetailRow("Area", area.label, area.count, area.mean_score, area.pass_rate,
-                      area.score_100, area.ci95_100, area=area.area)
-        )  # fmt: skip
-        for result in (t for t in summary.tasks if t.area == area.area):
-            rows.append(
-                DetailRow("Task", result.name, result.count, result.mean_score, result.pass_rate,
-                          result.score * 100.0, _scaled(result.ci95), area=result.area,
-                          task=result.task)
-            )  # fmt: skip
-            rows.extend(_skill_rows(result))
-    return rows
-
-
-def _number(value: float | None, decimals: int) -> str:
-    """A number for the CSV, rounded; empty for None."""
-    return "" if value is None else f"{value:.{decimals}f}"
-
-
-def summary_csv(summary: Summary) -> str:
-    """The detailed table as CSV: Group, Name, Count, Mean score, Pass rate (0–1), score_100,
-    ci95_lo, ci95_hi (0–100)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for row in detailed_rows(summary):
-        low, high = row.ci95_100 if row.ci95_100 else (None, None)
-        writer.writerow(
-            [row.group, row.name, row.count, _number(row.mean_score, 4),
-             _number(row.pass_rate, 4), _number(row.score_100, 2), _number(low, 2),
-             _number(high, 2)]
-        )  # fmt: skip
-    return buffer.getvalue()
-
-
-# ---------------------------------------------------------------- words
-
-
-def format_score(value_100: float, decimals: int = 1) -> str:
-    """A 0–100 score rounded half up (83.65 → "83.7"), ignoring float noise past 9 decimals."""
-    exact = Decimal(f"{value_100:.9f}")
-    return str(exact.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP))
-
-
-def format_money(amount: Decimal | None) -> str:
-    """Dollars as the run flow shows them (spec §6.2): ``?`` unknown, ``$1,234.56`` from 0.995,
-    ``$0.12`` from 0.01, ``$0`` for exactly zero, else six decimals without trailing zeros."""
-    if amount is None:
-        return "?"
-    value = amount if isinstance(amount, Decimal) else Decimal(str(amount))
-    if value < 0:
-        return "-" + format_money(-value)
-    if value == 0:
-        return "$0"
-    if value >= Decimal("0.01"):
-        return f"${value.quantize(Decimal('0.01'), rounding=ROUND_HALF_UP):,.2f}"
-    small = f"{value.quantize(Decimal('0.000001'), rounding=ROUND_HALF_UP):.6f}"
-    return "$" + small.rstrip("0").rstrip(".")
-
-
-def _answers(count: int) -> str:
-    """ "1 answer" / "N answers"."""
-    return f"{count:,} answer" + ("" if count == 1 else "s")
-
-
-def _error_clause(errors: int) -> str:
-    """ "F hit errors" / "1 hit an error"."""
-    return "1 hit an error" if errors == 1 else f"{errors:,} hit errors"
-
-
-def _sentence(text: str) -> str:
-    """Text with its first letter capitalised (the rest kept as is)."""
-    return text[:1].upper() + text[1:]
-
-
-def outcome_text(
-    outcome: Outcome,
-    *,
-    scored: int,
-    errors: int,
-    spent: Decimal,
-    reason: str | None = None,
-    surface: Surface = "cli",
-) -> tuple[str, str]:
-    """The heading and body shown when a run ends (spec §8.3). ``reason`` (why an interrupted
-    run stopped) must already be scrubbed of secrets."""
-    done = f"{_answers(scored)} scored for {format_money(spent)}"
-    again = "press Run again" if surface == "web" else "run the same command again"
-    errors_note = f" {_sentence(_error_clause(errors))}." if errors else ""
-    if outcome == "paused_budget":
-        body = (f"{done}. Everything finished is saved.{errors_note} Raise the limit and "
-                f"{again} to carry on from here.")  # fmt: skip
-        return "Paused at your spending limit", body
-    if outcome == "interrupted":
-        why = f": {reason.strip().rstrip('.')}" if reason and reason.strip() else ""
-        body = f"{done} before the run stopped{why}.{errors_note} {_sentence(again)} to continue."
-        return "Stopped early", body
-    if outcome == "completed_with_errors":
-        retry = (
-            "press Run again" if surface == "web" else "run the same command with --retry-failed"
-        )
-        body = (f"{done}; {_error_clause(errors)}, usually rate limits or timeouts. "
-                f"{_sentence(retry)} to retry only those.")  # fmt: skip
-        return "Finished with some errors", body
-    return "Finished", f"{done}."
-
-
-PARTIAL_NOTE = "A partial run is too small to compare with the leaderboard."
-
-
-def scores_line(summary: Summary) -> str:
-    """ "Scores on the questions that ran: Knowledge & reasoning 71.2 · Safety 80.4 · …" (areas
-    present, one decimal), with the partial-run note when the run does not cover its scope."""
-    if not summary.areas:
-        return "No questions were scored."
-    parts = " · ".join(f"{a.label} {format_score(a.score_100)}" for a in summary.areas)
-    line = f"Scores on the questions that ran: {parts}"
-    return line if summary.covers_scope else f"{line}. {PARTIAL_NOTE}"
