@@ -6,7 +6,8 @@ import asyncio
 
 import pytest
 
-from sweepbench import Call, Request, TextDelta, resolve
+from sweepbench import Call, CallSpec, Executor, Request, TextDelta
+from sweepbench.engine import RetryPolicy
 from sweepbench.store import Store
 
 
@@ -15,9 +16,13 @@ def store() -> Store:
     return Store.open()
 
 
+def make_call(store: Store, model: str, **settings: object) -> Call:
+    executor = Executor(store, retry=RetryPolicy(max_attempts=1))
+    return Call(executor, CallSpec(Request.simple(model, "hi", **settings), "generate"))
+
+
 async def test_finished_call_is_stored_with_events(store: Store) -> None:
-    model = resolve("scripted/lorem?words=12")
-    call = Call(model, Request.simple(model.id, "hi", max_tokens=100), store)
+    call = make_call(store, "scripted/lorem?words=12", max_tokens=100)
     result = await call.run()
     assert result.stop_reason == "end"
     assert call.call_id is not None
@@ -32,8 +37,7 @@ async def test_finished_call_is_stored_with_events(store: Store) -> None:
 
 
 async def test_cancel_stops_promptly_and_keeps_the_partial_answer(store: Store) -> None:
-    model = resolve("scripted/lorem?words=2000&tps=50")
-    call = Call(model, Request.simple(model.id, "hi", max_tokens=5000), store)
+    call = make_call(store, "scripted/lorem?words=2000&tps=50", max_tokens=5000)
     seen: list[str] = []
 
     def on_event(event: object) -> None:
@@ -56,8 +60,7 @@ async def test_cancel_stops_promptly_and_keeps_the_partial_answer(store: Store) 
 
 
 async def test_outside_cancellation_is_recorded_then_propagates(store: Store) -> None:
-    model = resolve("scripted/lorem?words=2000&tps=100")
-    call = Call(model, Request.simple(model.id, "hi", max_tokens=5000), store)
+    call = make_call(store, "scripted/lorem?words=2000&tps=100", max_tokens=5000)
     task = asyncio.create_task(call.run())
     await asyncio.sleep(0.1)
     task.cancel()
@@ -69,8 +72,7 @@ async def test_outside_cancellation_is_recorded_then_propagates(store: Store) ->
 
 
 async def test_failed_call_is_an_error_row_not_an_answer(store: Store) -> None:
-    model = resolve("scripted/echo?fail=500")
-    call = Call(model, Request.simple(model.id, "hi"), store)
+    call = make_call(store, "scripted/echo?fail=500")
     result = await call.run()
     assert result.stop_reason == "error"
     assert call.call_id is not None

@@ -34,6 +34,7 @@ class ErrorKind(StrEnum):
     BAD_REQUEST = "bad_request"  # the request itself is wrong
     CONTEXT_OVERFLOW = "context_overflow"  # prompt + max_tokens exceed the context window
     NOT_FOUND = "not_found"  # the model does not exist at this provider
+    BAD_RESPONSE = "bad_response"  # the reply was impossible (negative or absurd usage, cost)
 
 
 class ProviderError(SweepbenchError):

@@ -12,7 +12,7 @@ import asyncio
 import sys
 
 from sweepbench.bench.resume import PreparedRun, prepare
-from sweepbench.bench.retry import RetryPolicy
+from sweepbench.engine.retry import RetryPolicy
 from sweepbench.bench.run import BenchRunner, RunOutcome
 from sweepbench.bench.storage import BenchStore
 from sweepbench.store import Store

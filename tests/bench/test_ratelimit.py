@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sweepbench.bench.ratelimit import RateLimiter, RateLimits
+from sweepbench.engine.ratelimit import RateLimiter, RateLimits
 
 
 class FakeTime:

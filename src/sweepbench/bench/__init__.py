@@ -7,7 +7,7 @@ from sweepbench.bench.plan import BenchPlan, Limits, Selection, build_plan
 from sweepbench.bench.report import RunReport, export_run, load_report
 from sweepbench.bench.results import Summary, summarise
 from sweepbench.bench.resume import PreparedRun, prepare
-from sweepbench.bench.retry import RetryPolicy
+from sweepbench.engine.retry import RetryPolicy
 from sweepbench.bench.run import BenchRunner, RunOutcome
 
 __all__ = [

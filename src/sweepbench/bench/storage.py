@@ -125,6 +125,8 @@ class RunRow:
     updated_at: datetime
     items: int
     settings: dict[str, Any] = field(default_factory=dict)
+    record: str | None = None
+    """The run's stored record (``bench.record.RunRecord`` as JSON), once a session ended."""
 
 
 def _run_row(row: Any) -> RunRow:

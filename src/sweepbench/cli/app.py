@@ -5,27 +5,86 @@ Errors reach the user as one clear sentence at this edge, never a traceback.
 
 from __future__ import annotations
 
-import asyncio
+import importlib
 import json
-import signal
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
+import click
 import typer
+import typer.main
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
+from typer.core import TyperGroup
 
-from sweepbench.calls import Call
 from sweepbench.errors import ProviderError, SweepbenchError, UserError
-from sweepbench.models import ModelInfo, Request, TextDelta, listed_models, resolve
-from sweepbench.models.registry import provider_status, providers
-from sweepbench.money.prices import Price, format_usd, price_for
-from sweepbench.settings import scrub
-from sweepbench.store import Store
+
+if TYPE_CHECKING:
+    from sweepbench.models import ModelInfo
+    from sweepbench.money.prices import Price
+
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    # command name → (its module under sweepbench.cli, the line ``sweepbench --help`` shows)
+    "spend": ("spend", "Today's spend, reservations in flight, what is left, and the call window."),
+    "sweep": (
+        "sweep",
+        "Run one prompt under several settings at once, priced before anything is spent.",
+    ),
+    "serve": (
+        "serve",
+        "Open the web app (Sweep page, History). Bound to another address than loopback,\n"
+        "runs that spend money need the token in SWEEPBENCH_TOKEN.",
+    ),
+    "bench": (
+        "bench",
+        "Benchmarks: whole question sets, estimated first, resumable, scored with intervals.",
+    ),
+    "sweeps": ("sweep", "Stored sweeps: list, show, export."),
+}
+"""The commands whose modules load only when the command runs (or its own ``--help``), so
+that ``sweepbench --help`` and the commands above need not import the benchmarks, sweeps and
+web layers. Each module has ``register(app)``; ``tests/test_imports.py`` checks these lines
+against the commands' own help."""
+
+
+class LazyGroup(TyperGroup):
+    """The top-level group: lists :data:`LAZY_COMMANDS` from their help lines and imports a
+    command's module when the command is resolved to run."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        eager = [name for name in super().list_commands(ctx) if name not in LAZY_COMMANDS]
+        return [*eager, *LAZY_COMMANDS]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None and cmd_name in LAZY_COMMANDS:
+            # Only listings see this stand-in; resolve_command loads the real command first.
+            return click.Command(cmd_name, help=LAZY_COMMANDS[cmd_name][1])
+        return command
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and args[0] not in self.commands:
+            if args[0] in LAZY_COMMANDS:
+                self.load(LAZY_COMMANDS[args[0]][0])
+            else:  # not a command: load them all, so that "did you mean" knows every name
+                for module_name in dict.fromkeys(module for module, _ in LAZY_COMMANDS.values()):
+                    self.load(module_name)
+        return super().resolve_command(ctx, args)
+
+    def load(self, module_name: str) -> None:
+        """Import ``sweepbench.cli.<module_name>`` and add the commands it registers."""
+        module = importlib.import_module(f"sweepbench.cli.{module_name}")
+        commands = typer.Typer()
+        module.register(commands)
+        for name, command in typer.main.get_group(commands).commands.items():
+            self.add_command(command, name)
+
 
 app = typer.Typer(
     name="sweepbench",
+    cls=LazyGroup,
     help="What do you give up by turning the knob down? Sweeps and benchmarks for LLMs.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -36,6 +95,8 @@ out = Console()
 
 
 def _model_row(info: ModelInfo, available: dict[str, bool]) -> dict[str, Any]:
+    from sweepbench.money.prices import price_for
+
     price: Price | None = price_for(info)
     return {
         "id": info.id,
@@ -59,6 +120,11 @@ def models(
     ] = False,
 ) -> None:
     """Every known model: provider, available now, effort levels, limits and prices."""
+    from rich.table import Table
+
+    from sweepbench.models import listed_models
+    from sweepbench.models.registry import provider_status, providers
+
     statuses = {name: provider_status(name) for name in providers()}
     available = {name: status.available for name, status in statuses.items()}
     rows = [_model_row(info, available) for info in listed_models(refresh=refresh)]
@@ -105,6 +171,15 @@ def generate(
     """Stream one answer to the terminal; end with tokens, cost, stop reason and timings.
 
     Ctrl-C stops generation and still prints what was produced."""
+    import asyncio
+    import signal
+
+    from sweepbench.engine import Call, CallSpec, Executor, RetryPolicy
+    from sweepbench.engine.executor import INTERACTIVE_TIMEOUT_S
+    from sweepbench.models import Request, TextDelta
+    from sweepbench.money.prices import format_usd
+    from sweepbench.store import Store
+
     request = Request.simple(
         model,
         prompt,
@@ -113,9 +188,12 @@ def generate(
         effort=effort,
         temperature=temperature,
     )
-    adapter = resolve(model)
     with Store.open() as store:
-        call = Call(adapter, request, store)
+        executor = Executor(
+            store, retry=RetryPolicy(after_output=False), timeout_s=INTERACTIVE_TIMEOUT_S
+        )
+        executor.model(model)  # an unknown model fails here, before anything else
+        call = Call(executor, CallSpec(request, "generate"))
 
         def show(event: object) -> None:
             if not as_json and isinstance(event, TextDelta):
@@ -124,12 +202,14 @@ def generate(
 
         async def main() -> None:
             loop = asyncio.get_running_loop()
-            loop.add_signal_handler(signal.SIGINT, call.cancel)
+            for signum in (signal.SIGINT, signal.SIGTERM):  # SIGTERM (systemctl, docker) = stop
+                loop.add_signal_handler(signum, call.cancel)
             try:
                 await call.run(show)
             finally:
-                loop.remove_signal_handler(signal.SIGINT)
-                await adapter.aclose()
+                for signum in (signal.SIGINT, signal.SIGTERM):
+                    loop.remove_signal_handler(signum)
+                await executor.aclose()
 
         asyncio.run(main())
     result = call.result
@@ -186,6 +266,8 @@ def generate(
 def keys() -> None:
     """Which providers are usable now; for OpenRouter, the free key check (valid? credit?)."""
     from sweepbench.models.openrouter import check_key
+    from sweepbench.models.registry import provider_status, providers
+    from sweepbench.money.prices import format_usd
 
     for name in providers():
         status = provider_status(name)
@@ -200,20 +282,10 @@ def keys() -> None:
             out.print(f"openrouter key: valid · used {format_usd(key.usage)} · left {left}")
 
 
-def _register_commands() -> None:
-    from sweepbench.cli import bench, serve, spend, sweep
-
-    bench.register(app)
-    spend.register(app)
-    sweep.register(app)
-    serve.register(app)
-
-
-_register_commands()
-
-
 def main() -> None:
     """Console-script entry point: run the app, turning our errors into one sentence."""
+    from sweepbench.settings import scrub
+
     try:
         app()
     except UserError as exc:

@@ -18,24 +18,22 @@ from typing import Any, Literal
 
 from sweepbench.errors import BudgetExceeded
 from sweepbench.money.prices import format_usd
+from sweepbench.roles import label
 
 log = logging.getLogger(__name__)
 
 DAILY_USD_ENV = "SWEEPBENCH_DAILY_USD"
 CALLS_PER_HOUR_ENV = "SWEEPBENCH_CALLS_PER_HOUR"
 TOTAL_USD_ENV = "SWEEPBENCH_TOTAL_USD"
-EXEMPT_FREE_ENV = "SWEEPBENCH_EXEMPT_FREE_CALLS"
 
 DEFAULT_DAILY_USD = Decimal(10)
 DEFAULT_CALLS_PER_HOUR = 40
 MICRO = Decimal(1_000_000)
 
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off"}
 _OFF = {"off", "none"}
 
-CeilingName = Literal["calls", "daily", "cumulative", "run"]
-"""Which limit refused an admission."""
+CeilingName = Literal["calls", "daily", "cumulative", "run", "role"]
+"""Which limit refused an admission (``role``: a run's limit for one role)."""
 State = Literal["reserved", "settled", "expired"]
 """A reservation's state: open, settled at its cost, or expired at its reserved amount."""
 
@@ -82,11 +80,10 @@ class Ceilings:
     daily_usd: Decimal = DEFAULT_DAILY_USD
     """Dollars per UTC day (``SWEEPBENCH_DAILY_USD``, default 10); resets at 00:00 UTC."""
     calls_per_hour: int = DEFAULT_CALLS_PER_HOUR
-    """Calls admitted in any rolling 60 minutes (``SWEEPBENCH_CALLS_PER_HOUR``, default 40)."""
+    """Interactive paid calls (sweeps, generate) admitted in any rolling 60 minutes
+    (``SWEEPBENCH_CALLS_PER_HOUR``, default 40). Benchmark calls and $0 calls never count."""
     total_usd: Decimal | None = None
     """Dollars since the ledger was created (``SWEEPBENCH_TOTAL_USD``); None = no limit."""
-    exempt_free_calls: bool = False
-    """When True (``SWEEPBENCH_EXEMPT_FREE_CALLS=1``), $0 local calls skip the call window."""
     overridden: tuple[str, ...] = field(default=())
     """The environment variables whose values were applied, in the order above."""
 
@@ -141,17 +138,7 @@ class Ceilings:
                 calls = parsed
                 applied.append(CALLS_PER_HOUR_ENV)
         total = usd(TOTAL_USD_ENV, None)
-        exempt = False
-        text = raw(EXEMPT_FREE_ENV)
-        if text is not None:
-            if text.lower() in _TRUE | _FALSE:
-                exempt = text.lower() in _TRUE
-                applied.append(EXEMPT_FREE_ENV)
-            else:
-                _warn(EXEMPT_FREE_ENV, text, "1 or 0", "0")
-        return cls(
-            DEFAULT_DAILY_USD if daily is None else daily, calls, total, exempt, tuple(applied)
-        )
+        return cls(DEFAULT_DAILY_USD if daily is None else daily, calls, total, tuple(applied))
 
 
 def _warn(name: str, text: str, expected: str, default: object) -> None:
@@ -189,7 +176,8 @@ class SpendRefused(BudgetExceeded):
 @dataclass(frozen=True)
 class Charge:
     """One call a run will make, at the worst case its budget allows (its ceiling estimate).
-    ``free`` marks a $0 local or scripted call (its ceiling must be 0)."""
+    ``free`` marks a $0 call (local, scripted, an own server at $0): it holds nothing and counts
+    against no ceiling, so the ledger keeps no row for it."""
 
     model: str
     ceiling_usd: Decimal
@@ -225,6 +213,11 @@ class Reservation:
     settled_at: datetime | None
     state: State
     free: bool
+    kind: str = "call"
+    """``call`` (one call) or ``lease`` (a benchmark worker's next calls)."""
+    overrun: bool = False
+    """Settled above what was reserved (the real charge is recorded as it is)."""
+    worker: str | None = None
 
     @classmethod
     def from_stored(cls, row: Mapping[Any, Any]) -> Reservation:
@@ -243,6 +236,9 @@ class Reservation:
             settled_at=row["settled_at"],
             state=row["state"],
             free=bool(row["free"]),
+            kind=row.get("kind") or "call",
+            overrun=bool(row.get("overrun")),
+            worker=row.get("worker"),
         )
 
 
@@ -273,6 +269,8 @@ class SpendSummary:
     """Environment variables that changed a ceiling."""
     binding: Literal["daily", "cumulative"]
     """The dollar ceiling with the lower remainder (cumulative on a tie)."""
+    overruns: int = 0
+    """Settlements above their reservation today (real charges the estimate did not cover)."""
 
     @property
     def remaining(self) -> Decimal:
@@ -304,7 +302,6 @@ class SpendSummary:
                 "daily_usd": usd(c.daily_usd),
                 "calls_per_hour": c.calls_per_hour,
                 "total_usd": usd(c.total_usd),
-                "exempt_free_calls": c.exempt_free_calls,
             },
             "spent_today": usd(self.spent_today),
             "spent_total": usd(self.spent_total),
@@ -316,16 +313,18 @@ class SpendSummary:
             "calls_in_window": self.calls_in_window,
             "calls_left": self.calls_left,
             "binding": self.binding,
+            "overruns": self.overruns,
             "overridden": list(self.overridden),
             "allowance": self.allowance_text(),
         }
 
 
 def calls_refusal(*, limit: int, left: int, needed: int, noun: str) -> SpendRefused:
-    """The call-window refusal (sweeps.md §8.3)."""
+    """The call-window refusal (sweeps.md §8.3); it names the variable that sets the window."""
     return SpendRefused(
-        f"Rate limit: {limit} model calls per 60 minutes on this host; {left} remain and this "
-        f"{noun} needs {needed}.",
+        f"Rate limit: {limit} paid model calls per 60 minutes on this host "
+        f"({CALLS_PER_HOUR_ENV}); {left} remain and this {noun} needs {needed}. Calls to free "
+        "models never count.",
         ceiling="calls",
         needed=needed,
         remaining=left,
@@ -333,11 +332,25 @@ def calls_refusal(*, limit: int, left: int, needed: int, noun: str) -> SpendRefu
     )
 
 
+def limit_flag(role: str | None) -> str:
+    """The flag that sets a run's limit (the whole run, or one role)."""
+    return "--limit USD" if role is None else f"--limit {role}=USD"
+
+
 def money_refusal(
-    which: CeilingName, *, noun: str, reserve: int, left: int, cap: int, spent: int, held: int
+    which: CeilingName,
+    *,
+    noun: str,
+    reserve: int,
+    left: int,
+    cap: int,
+    spent: int,
+    held: int,
+    role: str | None = None,
 ) -> SpendRefused:
     """A dollar ceiling's refusal (sweeps.md §8.3), from micro-dollars: ``left`` may be ≤ 0
-    (the ceiling is reached), ``held`` is what open reservations hold of it."""
+    (the ceiling is reached), ``held`` is what open reservations hold of it. Every refusal
+    names the limit and the variable or flag that sets it; ``role`` names a role's limit."""
     e, r, c, s = (format_usd(micro_to_usd(v)) for v in (reserve, max(left, 0), cap, spent))
     advice = (
         "Lower the max-token budgets, the effort or the number of cells"
@@ -345,16 +358,17 @@ def money_refusal(
         else "Lower the max-token budgets or the number of calls"
     )
     reached = left <= 0
+    more = f" ({format_usd(micro_to_usd(held))} more is held by calls in progress)"
     if which == "daily" and reached:
-        more = f" ({format_usd(micro_to_usd(held))} more is held by calls in progress)"
         text = (
-            f"Daily budget reached — {s} of {c} spent today{more if held else ''}. It resets at "
-            "midnight UTC. This is a host limit, not a fault with your prompt."
+            f"Daily budget reached — {s} of {c} spent today{more if held else ''} "
+            f"({DAILY_USD_ENV}). It resets at midnight UTC. This is a host limit, not a fault "
+            "with your prompt."
         )
     elif which == "daily":
         text = (
-            f"This {noun} could cost up to {e} and only {r} of today's {c} is left. "
-            f"{advice}, or try again after midnight UTC."
+            f"This {noun} could cost up to {e} and only {r} of today's {c} is left "
+            f"({DAILY_USD_ENV}). {advice}, or try again after midnight UTC."
         )
     elif which == "cumulative" and reached:
         text = (
@@ -364,15 +378,19 @@ def money_refusal(
     elif which == "cumulative":
         text = (
             f"This {noun} could cost up to {e} and only {r} of this host's {c} lifetime ceiling "
-            f"is left. {advice}."
+            f"is left ({TOTAL_USD_ENV}). {advice}."
         )
-    elif reached:
-        text = f"This run's spending limit is reached — {s} of {c} spent. Raise the limit."
     else:
-        text = (
-            f"This {noun} could cost up to {e} and only {r} of its {c} spending limit is left. "
-            f"Raise the limit, or {advice[0].lower()}{advice[1:]}."
-        )
+        whose = "This run's" if role is None else f"This run's {label(role)}"
+        flag = limit_flag(role)
+        if reached:
+            text = f"{whose} spending limit is reached — {s} of {c} spent. Raise it with {flag}."
+        else:
+            text = (
+                f"This {noun} could cost up to {e} and only {r} of "
+                f"{'its' if role is None else 'the ' + label(role) + chr(39) + 's'} {c} spending "
+                f"limit is left. Raise it with {flag}, or {advice[0].lower()}{advice[1:]}."
+            )
     return SpendRefused(
         text,
         ceiling=which,

@@ -5,6 +5,10 @@
   spec's utilisation table, or, where the user has ≥ 5 finished calls of the same model and
   effort in the store, the median share those calls actually used ("calibrated from N runs").
 Input tokens are estimated at four characters a token plus 200 for the message framing.
+
+What the ledger *holds* for a call (``hold``) is stricter than the ceiling: the prompt at the most
+tokens it can be (:func:`~sweepbench.models.tokens.prompt_token_bound`) plus the whole output
+budget, so no settlement can exceed its reservation whatever the prompt's language.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from decimal import ROUND_UP, Decimal
 
 from sweepbench.models.base import Request
 from sweepbench.models.catalog import ModelInfo
+from sweepbench.models.tokens import prompt_token_bound, typical_prompt_tokens
 from sweepbench.money.prices import MILLION, price_for
 from sweepbench.store import Store
 
@@ -28,7 +33,6 @@ UTILISATION: dict[str, float] = {
     "xhigh": 0.85,
     "max": 0.95,
 }
-FRAMING_TOKENS = 200
 CALIBRATION_MIN_CALLS = 5
 CALIBRATION_WINDOW = 200
 
@@ -46,6 +50,8 @@ class CallEstimate:
     typical: Decimal | None
     ceiling: Decimal | None
     free: bool = False
+    hold: Decimal | None = None
+    """What the ledger reserves: the prompt at its token upper bound plus the whole budget."""
 
     @property
     def priced(self) -> bool:
@@ -55,7 +61,17 @@ class CallEstimate:
 
 def estimate_input_tokens(request: Request) -> int:
     """Prompt tokens, estimated from characters (the spec's rule, provider-independent)."""
-    return sum(len(m.content) for m in request.messages) // 4 + FRAMING_TOKENS
+    return typical_prompt_tokens(m.content for m in request.messages)
+
+
+def hold_usd(info: ModelInfo, request: Request, max_tokens: int) -> Decimal | None:
+    """What the ledger holds for one call: the prompt's upper bound and the whole output
+    budget at the model's price (None without a price)."""
+    price = price_for(info)
+    if price is None:
+        return None
+    bound = prompt_token_bound(m.content for m in request.messages)
+    return (bound * price.input + max_tokens * price.output) / MILLION
 
 
 def observed_utilisation(store: Store, model: str, effort: str) -> tuple[float, int] | None:
@@ -102,6 +118,9 @@ def estimate_call(
         + (Decimal(max_tokens) * Decimal(str(fraction))).quantize(Decimal(1), rounding=ROUND_UP)
         * out_rate
     )
+    bound = prompt_token_bound(m.content for m in request.messages)
+    hold = (bound * price.input + max_tokens * price.output) / MILLION
     return CallEstimate(
-        info.id, input_tokens, max_tokens, fraction, calibrated, typical, ceiling, price.free
-    )
+        info.id, input_tokens, max_tokens, fraction, calibrated, typical, ceiling, price.free,
+        hold,
+    )  # fmt: skip

@@ -1,5 +1,12 @@
-"""The spend ledger (sweeps.md §8): admit a run as a whole against the host's ceilings, then
-settle each call at its actual cost.
+"""The spend ledger (sweeps.md §8): every paid call, whatever made it, holds its worst case
+here before it starts and is settled at its actual cost when it ends.
+
+Ceilings, by *scope*: the host's dollars per UTC day and lifetime bound every paid call; the
+rolling call window counts interactive paid calls (sweeps, generate) only; a run's own limit
+(``run:<id>``) and its per-role limits (``run:<id>:role:<role>``) are stored with the ledger, so
+they bind every process that spends for the run. **$0 calls never count against any ceiling**
+and keep no row. A sweep is admitted as a whole; a benchmark worker takes *leases* (one
+reservation covering its next calls) and settles them in batches with its answers.
 
 Every read-modify-write is one write transaction in the store (``BEGIN IMMEDIATE`` on SQLite,
 plus a transaction-scoped advisory lock on PostgreSQL), so any number of threads, worker
@@ -16,7 +23,7 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, Literal
 
@@ -24,6 +31,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from sweepbench.errors import UserError
+from sweepbench.money import ledger_sql as q
 from sweepbench.money.ceilings import (
     CeilingName,
     Ceilings,
@@ -37,13 +45,14 @@ from sweepbench.money.ceilings import (
     money_refusal,
     usd_to_micro,
 )
-from sweepbench.money.prices import format_usd
+from sweepbench.money.received import StoredReceivedCost
+from sweepbench.roles import INTERACTIVE_ROLES
 from sweepbench.store import Store
 from sweepbench.store.schema import spend_reservations as res
-from sweepbench.store.schema import spend_totals as totals
+from sweepbench.store.workers import this_worker
 
 __all__ = [  # noqa: RUF022 (grouped: the ledger, then the values it re-exports)
-    "Ledger", "MAX_RUN_SECONDS", "RETENTION_DAYS", "STALE_AFTER_S",
+    "Ledger", "Settlement", "MAX_RUN_SECONDS", "RETENTION_DAYS", "STALE_AFTER_S",
     "Ceilings", "Charge", "Reservation", "SpendRefused", "SpendSummary",
 ]  # fmt: skip
 
@@ -55,8 +64,6 @@ STALE_AFTER_S = MAX_RUN_SECONDS + 300
 """An open reservation older than this belongs to a crashed worker and expires."""
 RETENTION_DAYS = 8
 """Settled reservations are kept this many UTC days (today included)."""
-WINDOW = timedelta(hours=1)
-ALL = "all"
 _PG_LOCK_KEY = 0x5357_4C47  # "SWLG": serialises ledger writers on PostgreSQL
 
 Clock = Callable[[], datetime]
@@ -64,14 +71,13 @@ Clock = Callable[[], datetime]
 
 
 @dataclass(frozen=True)
-class _Figures:
-    day: str
-    spent_today: int
-    reserved_today: int
-    reserved_open: int
-    open_count: int
-    spent_total: int
-    calls_in_window: int
+class Settlement:
+    """What one held amount is settled at: ``actual_usd`` (None: the reserved amount, for a
+    call with no price) and, optionally, the ``calls`` row it paid for."""
+
+    reservation_id: str
+    actual_usd: Decimal | None
+    call_id: str | None = None
 
 
 def _utc_now() -> datetime:
@@ -81,7 +87,8 @@ def _utc_now() -> datetime:
 class Ledger:
     """The shared spend ledger in ``store``. ``ceilings`` default to :meth:`Ceilings.from_env`
     (read once, here); ``clock`` returns an aware datetime (tests move it). Holds no state of
-    its own: share one between threads, or make one per process on the same store."""
+    its own but this process's worker id: share one between threads, or make one per process
+    on the same store."""
 
     def __init__(
         self, store: Store, ceilings: Ceilings | None = None, clock: Clock | None = None
@@ -89,6 +96,30 @@ class Ledger:
         self.store = store
         self.ceilings = Ceilings.from_env() if ceilings is None else ceilings
         self._clock = clock or _utc_now
+        self._worker: str | None = None
+        self._received = StoredReceivedCost()
+
+    @property
+    def worker(self) -> str:
+        """This process's worker id (registered on first use; see ``store.workers``)."""
+        if self._worker is None:
+            self._worker = this_worker(self.store.engine)
+        return self._worker
+
+    # -- limits ----------------------------------------------------------------------------
+
+    def set_limits(
+        self, run_id: str, total: Decimal | None, roles: dict[str, Decimal] | None = None
+    ) -> None:
+        """Store a run's limits (its total and per role; None clears one). Every process that
+        spends for the run is then held to them; setting them again (a resumed run with a
+        raised limit) replaces them."""
+        _check_run_id(run_id)
+        roles = roles or {}
+        with self._write() as (conn, now):
+            q.set_cap(conn, q.run_scope(run_id), _cap(total), now)
+            for role, usd in roles.items():
+                q.set_cap(conn, q.role_scope(run_id, role), _cap(usd), now)
 
     # -- admission -------------------------------------------------------------------------
 
@@ -98,91 +129,164 @@ class Ledger:
         charges: Sequence[Charge],
         *,
         run_limit_usd: Decimal | None = None,
-    ) -> list[str]:
-        """Admit a run's calls as a whole, once, and reserve each at its ceiling; return the
-        reservation ids in the order of ``charges``. Refused (:class:`SpendRefused`, a
-        ``BudgetExceeded``; nothing written) when the call window, the daily or lifetime
-        ceiling, or ``run_limit_usd`` (the run's settled + open spend) would be crossed.
-        A run of only $0 calls is never refused for money."""
+    ) -> list[str | None]:
+        """Admit a run's calls as a whole, once, and hold each at its worst case; return the
+        reservation ids in the order of ``charges`` (None for a free call: it holds nothing).
+        Refused (:class:`SpendRefused`, a ``BudgetExceeded``; nothing written) when the call
+        window (interactive paid calls only), the daily or lifetime ceiling, the run's limit
+        (``run_limit_usd``, stored for the run, or one stored earlier) or a role's limit would
+        be crossed. A run of only $0 calls is never refused."""
         charges = list(charges)
-        if not run_id or len(run_id) > 64:
-            raise ValueError(f"a run id has 1–64 characters: {run_id!r}")
+        _check_run_id(run_id)
         if any(not isinstance(c, Charge) for c in charges):
             raise TypeError("admit() takes a sequence of Charge")
-        run_cap = None if run_limit_usd is None else cap_to_micro(_checked(run_limit_usd))
-        if not charges:
-            return []
-        micros = [usd_to_micro(c.ceiling_usd, up=True) for c in charges]
-        reserve = sum(micros)
-        noun = "sweep" if all(c.role == "sweep" for c in charges) else "run"
-        exempt = self.ceilings.exempt_free_calls
-        calls_needed = sum(1 for c in charges if not (exempt and c.free))
-        ids = [uuid.uuid4().hex for _ in charges]
+        paid = [c for c in charges if not c.free]
+        if not paid:
+            return [None] * len(charges)
+        worker = self.worker
         with self._write() as (conn, now):
-            _expire(conn, now, STALE_AFTER_S)
-            _purge(conn, now, RETENTION_DAYS)
-            fig = self._figures(conn, now)
-            calls_left = max(self.ceilings.calls_per_hour - fig.calls_in_window, 0)
-            if calls_needed > calls_left:
-                raise calls_refusal(
-                    limit=self.ceilings.calls_per_hour,
-                    left=calls_left,
-                    needed=calls_needed,
-                    noun=noun,
-                )
-            if reserve > 0:
-                self._check_money(conn, fig, reserve, noun, run_id, run_cap)
-            common = {"run_id": run_id, "admitted_at": now, "day": fig.day, "state": "reserved"}
-            rows = [
-                {**common, "id": rid, "model": c.model, "role": c.role, "free": c.free}
-                | {"reserved_micro": micro}
-                for rid, c, micro in zip(ids, charges, micros, strict=True)
-            ]
-            conn.execute(res.insert(), rows)
+            if run_limit_usd is not None:
+                q.set_cap(conn, q.run_scope(run_id), _cap(_checked(run_limit_usd)), now)
+            self._housekeeping(conn, now)
+            ids = self._admit_in(conn, now, run_id, charges, worker, kind="call")
         return ids
+
+    def lease(
+        self, run_id: str, role: str, model: str, want_usd: Decimal, need_usd: Decimal
+    ) -> tuple[str, Decimal]:
+        """Hold money for a benchmark worker's next calls in one transaction: ``want_usd`` if
+        it fits, else as much as fits down to ``need_usd`` (the next call's worst case).
+        Returns the lease's reservation id and the amount held. SpendRefused when not even
+        ``need_usd`` fits under every ceiling that applies (the run then pauses)."""
+        _check_run_id(run_id)
+        need = usd_to_micro(_checked(need_usd), up=True)
+        want = max(usd_to_micro(_checked(want_usd), up=True), need)
+        worker = self.worker
+        with self._write() as (conn, now):
+            self._housekeeping(conn, now)
+            fig = q.figures(conn, now)
+            room = self._room(conn, fig, run_id, role)
+            amount = want if room is None else max(min(want, room), need)
+            charge = Charge(model=model, ceiling_usd=micro_to_usd(amount), role=role)
+            [rid] = self._admit_in(conn, now, run_id, [charge], worker, kind="lease", fig=fig)
+        assert rid is not None
+        return rid, micro_to_usd(amount)
+
+    def _admit_in(
+        self,
+        conn: Connection,
+        now: datetime,
+        run_id: str,
+        charges: list[Charge],
+        worker: str,
+        *,
+        kind: str,
+        fig: q.Figures | None = None,
+    ) -> list[str | None]:
+        fig = fig or q.figures(conn, now)
+        paid = [c for c in charges if not c.free]
+        roles = {c.role for c in paid}
+        noun = "sweep" if roles == {"sweep"} else "generation" if roles == {"generate"} else "run"
+        interactive = sum(1 for c in paid if c.role in INTERACTIVE_ROLES and kind == "call")
+        calls_left = max(self.ceilings.calls_per_hour - fig.calls_in_window, 0)
+        if interactive > calls_left:
+            raise calls_refusal(
+                limit=self.ceilings.calls_per_hour, left=calls_left, needed=interactive, noun=noun
+            )
+        micros = [usd_to_micro(c.ceiling_usd, up=True) for c in paid]
+        by_role: dict[str, int] = {}
+        for c, micro in zip(paid, micros, strict=True):
+            by_role[c.role] = by_role.get(c.role, 0) + micro
+        self._check_money(conn, fig, sum(micros), by_role, noun, run_id)
+        ids: list[str | None] = []
+        rows: list[dict[str, Any]] = []
+        common = {"run_id": run_id, "admitted_at": now, "day": fig.day, "state": "reserved"}
+        paid_micros = iter(micros)
+        for c in charges:
+            if c.free:
+                ids.append(None)
+                continue
+            rid = uuid.uuid4().hex
+            ids.append(rid)
+            rows.append(
+                {**common, "id": rid, "model": c.model, "role": c.role, "free": False,
+                 "reserved_micro": next(paid_micros), "kind": kind, "worker": worker}
+            )  # fmt: skip
+        conn.execute(res.insert(), rows)
+        return ids
+
+    def _room(self, conn: Connection, fig: q.Figures, run_id: str, role: str) -> int | None:
+        """The most that can still be held for ``role`` of ``run_id`` (None: no limit)."""
+        rooms: list[int] = []
+        cum = self.ceilings.total_usd
+        if cum is not None:
+            rooms.append(cap_to_micro(cum) - fig.spent_total - fig.reserved_open)
+        rooms.append(cap_to_micro(self.ceilings.daily_usd) - fig.spent_today - fig.reserved_today)
+        run_cap = q.cap(conn, q.run_scope(run_id))
+        if run_cap is not None:
+            rooms.append(run_cap - q.total(conn, q.run_scope(run_id)) - q.open_held(conn, run_id))
+        role_cap = q.cap(conn, q.role_scope(run_id, role))
+        if role_cap is not None:
+            rooms.append(
+                role_cap
+                - q.total(conn, q.role_scope(run_id, role))
+                - q.open_held(conn, run_id, role)
+            )
+        return max(min(rooms), 0) if rooms else None
 
     def _check_money(
         self,
         conn: Connection,
-        fig: _Figures,
+        fig: q.Figures,
         reserve: int,
+        by_role: dict[str, int],
         noun: str,
         run_id: str,
-        run_cap: int | None,
     ) -> None:
         """Raise for the failing dollar ceiling with the least left (lifetime first on a tie,
-        then daily, then the run's own limit)."""
-        failing: list[tuple[int, int, CeilingName, int, int]] = []  # remainder, rank, …
+        then daily, then the run's own limit, then a role's)."""
+        if reserve <= 0:
+            return
+        failing: list[tuple[int, int, CeilingName, int, int, str | None]] = []
         cum_cap = self.ceilings.total_usd
         if cum_cap is not None:
             cap = cap_to_micro(cum_cap)
             left = cap - fig.spent_total - fig.reserved_open
             if reserve > left:
-                failing.append((left, 0, "cumulative", cap, fig.spent_total))
+                failing.append((left, 0, "cumulative", cap, fig.spent_total, None))
         cap = cap_to_micro(self.ceilings.daily_usd)
         left = cap - fig.spent_today - fig.reserved_today
         if reserve > left:
-            failing.append((left, 1, "daily", cap, fig.spent_today))
+            failing.append((left, 1, "daily", cap, fig.spent_today, None))
+        run_cap = q.cap(conn, q.run_scope(run_id))
         if run_cap is not None:
-            run_spent = _total(conn, f"run:{run_id}")
-            open_q = sa.select(sa.func.coalesce(sa.func.sum(res.c.reserved_micro), 0)).where(
-                res.c.run_id == run_id, res.c.state == "reserved"
-            )
-            left = run_cap - run_spent - int(conn.scalar(open_q) or 0)
+            spent = q.total(conn, q.run_scope(run_id))
+            left = run_cap - spent - q.open_held(conn, run_id)
             if reserve > left:
-                failing.append((left, 2, "run", run_cap, run_spent))
+                failing.append((left, 2, "run", run_cap, spent, None))
+        for role, micro in sorted(by_role.items()):
+            role_cap = q.cap(conn, q.role_scope(run_id, role))
+            if role_cap is None:
+                continue
+            spent = q.total(conn, q.role_scope(run_id, role))
+            left = role_cap - spent - q.open_held(conn, run_id, role)
+            if micro > left:
+                failing.append((left, 3, "role", role_cap, spent, role))
         if failing:
-            left, _, which, cap, spent = min(failing)
+            left, _, which, cap, spent, failed_role = min(failing, key=lambda f: (f[0], f[1]))
             held = fig.reserved_today if which == "daily" else 0
+            needed = reserve if failed_role is None else by_role[failed_role]
             raise money_refusal(
-                which, noun=noun, reserve=reserve, left=left, cap=cap, spent=spent, held=held
-            )
+                which, noun=noun, reserve=needed, left=left, cap=cap, spent=spent, held=held,
+                role=failed_role,
+            )  # fmt: skip
 
     # -- settlement ------------------------------------------------------------------------
 
     def attach(self, reservation_id: str, call_id: str) -> None:
-        """Link a reservation to the ``calls`` row of the call it paid for. UserError for an
-        unknown reservation or one already linked to another call."""
+        """Link a reservation to the ``calls`` row of the call it pays for (before the call's
+        traffic starts, so a dead worker's call is settled from its stored events). UserError
+        for an unknown reservation or one already linked to another call."""
         with self._write() as (conn, _):
             done = conn.execute(
                 res.update()
@@ -199,51 +303,88 @@ class Ledger:
     def settle(self, reservation_id: str, actual_usd: Decimal | None) -> bool:
         """Settle an open reservation at the call's actual cost (rounded half-up to the
         micro-dollar), or at its reserved amount when ``actual_usd`` is None (no price: count
-        high). Settle completed, truncated, failed *and cancelled* calls, at the usage seen.
+        high). Settle completed, truncated, failed *and cancelled* calls, at the usage seen. A
+        cost above the reservation is recorded as it is and flagged (never hidden).
 
-        Idempotent: settling a reservation that is no longer open (settled, or expired by
-        :meth:`expire_stale`) changes nothing, logs a warning and returns False; the first
-        settlement stands. Returns True when this call settled it. UserError for an unknown id.
-        """
-        micro = None if actual_usd is None else usd_to_micro(_checked(actual_usd), up=False)
+        Idempotent: settling a reservation that is no longer open changes nothing, logs a
+        warning and returns False; the first settlement stands. Returns True when this call
+        settled it. UserError for an unknown id."""
         with self._write() as (conn, now):
-            row = _get(conn, reservation_id)
-            if row.state != "reserved":
-                log.warning(
-                    "spend reservation %s is already %s at %s; not settling it again at %s",
-                    reservation_id,
-                    row.state,
-                    format_usd(row.settled_usd),
-                    format_usd(actual_usd, none="its reserved amount"),
+            _get(conn, reservation_id)
+            return bool(self.settle_in(conn, [Settlement(reservation_id, actual_usd)], now))
+
+    def settle_many(self, settlements: Sequence[Settlement]) -> int:
+        """Settle several holds in one transaction; returns how many were still open."""
+        if not settlements:
+            return 0
+        with self._write() as (conn, now):
+            return self.settle_in(conn, settlements, now)
+
+    def settle_in(
+        self, conn: Connection, settlements: Sequence[Settlement], now: datetime | None = None
+    ) -> int:
+        """Settle inside a caller's write transaction (a benchmark's group commit, so that an
+        answer and the money it cost are stored together). On PostgreSQL the ledger's lock is
+        taken on ``conn``. Returns how many were still open."""
+        if not settlements:
+            return 0
+        if conn.dialect.name == "postgresql":
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_LOCK_KEY})
+        now = now or self._now()
+        reserved = {
+            row.id: int(row.reserved_micro)
+            for row in conn.execute(
+                sa.select(res.c.id, res.c.reserved_micro).where(
+                    res.c.id.in_([s.reservation_id for s in settlements])
                 )
-                return False
-            amount = usd_to_micro(row.reserved_usd, up=True) if micro is None else micro
-            conn.execute(
-                res.update()
-                .where(res.c.id == reservation_id)
-                .values(settled_micro=amount, settled_at=now, state="settled")
             )
-            _add_to_totals(conn, {row.run_id: amount}, now)
-        return True
+        }
+        amounts: dict[str, tuple[int, str]] = {}
+        links: list[tuple[str, str]] = []
+        for s in settlements:
+            if s.reservation_id not in reserved:
+                raise UserError(f"no spend reservation with id {s.reservation_id!r}")
+            micro = (
+                reserved[s.reservation_id]
+                if s.actual_usd is None
+                else usd_to_micro(_checked(s.actual_usd), up=False)
+            )
+            amounts[s.reservation_id] = (micro, "settled")
+            if s.call_id is not None:
+                links.append((s.reservation_id, s.call_id))
+        for rid, call_id in links:
+            conn.execute(
+                res.update().where(res.c.id == rid, res.c.call_id.is_(None)).values(call_id=call_id)
+            )
+        return len(q.settle_rows(conn, amounts, now))
 
     def release(self, reservation_id: str) -> bool:
         """Settle at $0: the call never reached the provider (refused connection, 4xx at
-        submit). It keeps its slot in the call window. Same return as :meth:`settle`."""
+        submit). Same return as :meth:`settle`."""
         return self.settle(reservation_id, Decimal(0))
 
     def expire_stale(self, max_age_s: float = STALE_AFTER_S) -> int:
-        """Settle reservations still open ``max_age_s`` after admission (a crashed worker)
-        at their reserved amount and mark them ``expired``; return how many. :meth:`admit`
-        does this too, before it checks."""
+        """Settle reservations still open ``max_age_s`` after admission at their reserved
+        amount and mark them ``expired``; return how many. :meth:`admit` does this too."""
         with self._write() as (conn, now):
-            return _expire(conn, now, max_age_s)
+            return q.expire(conn, now, max_age_s)
+
+    def reap_dead(self) -> int:
+        """Settle what dead workers held, now: a call at what it had received (its stored
+        events), a lease at its reserved amount. Returns how many. Admission does this too."""
+        with self._write() as (conn, now):
+            return q.reap_dead(conn, now, self._received)
 
     def purge(self, older_than_days: int = RETENTION_DAYS) -> int:
         """Delete settled and expired reservations of UTC days at least ``older_than_days``
-        before today; return how many. Lifetime and per-run totals are kept. :meth:`admit`
-        purges at the default retention."""
+        before today; return how many. Lifetime and per-run totals are kept."""
         with self._write() as (conn, now):
-            return _purge(conn, now, older_than_days)
+            return q.purge(conn, now, older_than_days)
+
+    def _housekeeping(self, conn: Connection, now: datetime) -> None:
+        q.reap_dead(conn, now, self._received)
+        q.expire(conn, now, STALE_AFTER_S)
+        q.purge(conn, now, RETENTION_DAYS)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -252,7 +393,7 @@ class Ledger:
         with self.store.engine.connect() as conn:
             if conn.dialect.name == "postgresql":  # one snapshot for all the figures
                 conn.execution_options(isolation_level="REPEATABLE READ")
-            fig = self._figures(conn, self._now())
+            fig = q.figures(conn, self._now())
         c = self.ceilings
         left_today = max(cap_to_micro(c.daily_usd) - fig.spent_today - fig.reserved_today, 0)
         left_total = (
@@ -277,6 +418,7 @@ class Ledger:
             calls_left=max(c.calls_per_hour - fig.calls_in_window, 0),
             overridden=c.overridden,
             binding=binding,
+            overruns=fig.overruns_today,
         )
 
     def reservations(self, run_id: str) -> list[Reservation]:
@@ -288,7 +430,12 @@ class Ledger:
     def run_spent(self, run_id: str) -> Decimal:
         """A run's settled spend across resumptions (survives the purge)."""
         with self.store.engine.connect() as conn:
-            return micro_to_usd(_total(conn, f"run:{run_id}"))
+            return micro_to_usd(q.total(conn, q.run_scope(run_id)))
+
+    def role_spent(self, run_id: str, role: str) -> Decimal:
+        """What one role of a run has settled, across resumptions and processes."""
+        with self.store.engine.connect() as conn:
+            return micro_to_usd(q.total(conn, q.role_scope(run_id, role)))
 
     # -- internals -------------------------------------------------------------------------
 
@@ -306,25 +453,14 @@ class Ledger:
             # The clock is read once the lock is held, so admission times follow lock order.
             yield conn, self._now()
 
-    def _figures(self, conn: Connection, now: datetime) -> _Figures:
-        day = now.date().isoformat()
-        is_open = res.c.state == "reserved"
 
-        def total(column: sa.ColumnElement[Any], *where: sa.ColumnElement[bool]) -> int:
-            return int(conn.scalar(sa.select(sa.func.coalesce(column, 0)).where(*where)) or 0)
+def _check_run_id(run_id: str) -> None:
+    if not run_id or len(run_id) > 64:
+        raise ValueError(f"a run id has 1–64 characters: {run_id!r}")
 
-        in_window = [res.c.admitted_at > now - WINDOW]
-        if self.ceilings.exempt_free_calls:
-            in_window.append(res.c.free == sa.false())
-        return _Figures(
-            day=day,
-            spent_today=total(sa.func.sum(res.c.settled_micro), res.c.day == day),
-            reserved_today=total(sa.func.sum(res.c.reserved_micro), res.c.day == day, is_open),
-            reserved_open=total(sa.func.sum(res.c.reserved_micro), is_open),
-            open_count=total(sa.func.count(), is_open),
-            spent_total=_total(conn, ALL),
-            calls_in_window=total(sa.func.count(), *in_window),
-        )
+
+def _cap(amount: Decimal | None) -> int | None:
+    return None if amount is None else cap_to_micro(_checked(amount))
 
 
 def _checked(amount: Decimal) -> Decimal:
@@ -337,56 +473,3 @@ def _get(conn: Connection, reservation_id: str) -> Reservation:
     if row is None:
         raise UserError(f"no spend reservation with id {reservation_id!r}")
     return Reservation.from_stored(row._mapping)
-
-
-def _total(conn: Connection, scope: str) -> int:
-    query = sa.select(totals.c.settled_micro).where(totals.c.scope == scope)
-    return int(conn.scalar(query) or 0)
-
-
-def _add_to_totals(conn: Connection, by_run: dict[str, int], now: datetime) -> None:
-    """Add settled micro-dollars to the lifetime total and to each run's (under the lock)."""
-    amounts = {ALL: sum(by_run.values())}
-    amounts.update({f"run:{run_id}": micro for run_id, micro in by_run.items()})
-    for scope, micro in amounts.items():
-        done = conn.execute(
-            totals.update()
-            .where(totals.c.scope == scope)
-            .values(settled_micro=totals.c.settled_micro + micro, updated_at=now)
-        )
-        if done.rowcount == 0:
-            conn.execute(
-                totals.insert().values(scope=scope, settled_micro=micro, since=now, updated_at=now)
-            )
-
-
-def _expire(conn: Connection, now: datetime, max_age_s: float) -> int:
-    cutoff = now - timedelta(seconds=max_age_s)
-    stale = conn.execute(
-        sa.select(res.c.id, res.c.run_id, res.c.reserved_micro).where(
-            res.c.state == "reserved", res.c.admitted_at < cutoff
-        )
-    ).all()
-    if not stale:
-        return 0
-    conn.execute(
-        res.update()
-        .where(res.c.id.in_([row.id for row in stale]))
-        .values(settled_micro=res.c.reserved_micro, settled_at=now, state="expired")
-    )
-    by_run: dict[str, int] = {}
-    for row in stale:
-        by_run[row.run_id] = by_run.get(row.run_id, 0) + int(row.reserved_micro)
-    _add_to_totals(conn, by_run, now)
-    log.warning(
-        "expired %d spend reservation(s) open for over %d s, counted at their reserved amount",
-        len(stale),
-        max_age_s,
-    )
-    return len(stale)
-
-
-def _purge(conn: Connection, now: datetime, older_than_days: int) -> int:
-    cutoff = (now.date() - timedelta(days=older_than_days)).isoformat()
-    done = conn.execute(res.delete().where(res.c.state != "reserved", res.c.day <= cutoff))
-    return int(done.rowcount)

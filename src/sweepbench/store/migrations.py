@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -290,4 +291,44 @@ def m004_bench(conn: Connection) -> None:
     append-only spend line per model call, by role (model under test, judge)."""
     md = sa.MetaData()
     _bench_tables(md)
+    md.create_all(conn)
+
+
+@migration
+def m005_engine(conn: Connection) -> None:
+    """One engine for every call: ledger scopes with caps (per-run and per-run × role limits
+    held by the ledger, so they bind every process), leases and overrun flags on reservations,
+    the worker that holds each reservation, a registry of live workers (heartbeats), the
+    worker of each sweep and benchmark run, and the benchmark run record."""
+    add: list[tuple[str, sa.Column[Any]]] = [
+        ("spend_totals", sa.Column("cap_micro", sa.BigInteger, nullable=True)),
+        ("spend_reservations", sa.Column("kind", sa.String(10), nullable=False,
+                                         server_default="call")),
+        ("spend_reservations", sa.Column("overrun", sa.Boolean, nullable=False,
+                                         server_default=sa.false())),
+        ("spend_reservations", sa.Column("worker", sa.String(120), nullable=True)),
+        ("spend_reservations", sa.Column("used_micro", sa.BigInteger, nullable=True)),
+        ("sweeps", sa.Column("worker", sa.String(120), nullable=True)),
+        ("bench_runs", sa.Column("record", sa.Text, nullable=True)),
+        ("calls", sa.Column("attempt", sa.Integer, nullable=False, server_default=sa.text("1"))),
+        ("calls", sa.Column("item_key", sa.String(500), nullable=True)),
+    ]  # fmt: skip
+    preparer = conn.dialect.identifier_preparer
+    for table, column in add:
+        ddl = sa.schema.CreateColumn(column).compile(dialect=conn.dialect)
+        conn.execute(sa.text(f"ALTER TABLE {preparer.quote(table)} ADD COLUMN {ddl}"))
+    conn.execute(
+        sa.text("CREATE INDEX ix_spend_reservations_worker ON spend_reservations (worker)")
+    )
+    md = sa.MetaData()
+    sa.Table(
+        "workers",
+        md,
+        sa.Column("id", sa.String(120), primary_key=True),
+        sa.Column("host", sa.String(255), nullable=False),
+        sa.Column("pid", sa.Integer, nullable=False),
+        sa.Column("started_at", UtcDateTime, nullable=False),
+        sa.Column("heartbeat_at", UtcDateTime, nullable=False),
+        sa.Column("stopped_at", UtcDateTime, nullable=True),
+    )
     md.create_all(conn)

@@ -12,11 +12,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sweepbench.roles import Role
+
 StopReason = Literal["end", "max_tokens", "refusal", "error", "cancelled"]
 """Why a call ended, normalised across providers."""
 
-CallRole = Literal["generate", "sweep", "model_under_test", "judge", "student"]
-"""What a call was for (per-role budgets key on this)."""
+CallRole = Role
+"""What a call was for (the shared vocabulary of :mod:`sweepbench.roles`)."""
 
 EventKind = Literal["text", "reasoning", "usage", "finish"]
 """The kinds of stream events the store keeps."""
@@ -37,8 +39,10 @@ class CallStart(_Record):
     """What the call is for."""
     run_id: str | None = None
     """The sweep or benchmark run this call belongs to, if any."""
+    item_key: str | None = None
+    """The benchmark item (or sweep sample) the call was made for."""
     request: dict[str, Any] = Field(default_factory=dict)
-    """The messages and settings as sent (JSON-serialisable)."""
+    """The messages and settings as sent (JSON-serialisable, scrubbed)."""
 
 
 class _Outcome(_Record):
@@ -89,6 +93,9 @@ class CallRecord(_Outcome):
     provider: str
     role: CallRole = "generate"
     run_id: str | None = None
+    item_key: str | None = None
+    attempt: int = 1
+    """Which try of the same call this was (retries are calls too)."""
     request: dict[str, Any] = Field(default_factory=dict)
     stop_reason: StopReason | None = None
 

@@ -125,6 +125,8 @@ calls = sa.Table(
     sa.Column("price_source", sa.String(200), nullable=True),
     sa.Column("ttft_s", sa.Float, nullable=True),
     sa.Column("wall_s", sa.Float, nullable=True),
+    sa.Column("attempt", sa.Integer, nullable=False, server_default=sa.text("1")),
+    sa.Column("item_key", sa.String(500), nullable=True),
     sa.Index("ix_calls_created_at", "created_at"),
     sa.Index("ix_calls_run_id", "run_id"),
 )
@@ -161,14 +163,23 @@ spend_reservations = sa.Table(
     sa.Column("settled_at", UtcDateTime, nullable=True),
     sa.Column("state", sa.String(10), nullable=False, server_default="reserved"),
     sa.Column("free", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("kind", sa.String(10), nullable=False, server_default="call"),
+    sa.Column("overrun", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("worker", sa.String(120), nullable=True),
+    sa.Column("used_micro", sa.BigInteger, nullable=True),
     sa.Index("ix_spend_reservations_run_id", "run_id"),
     sa.Index("ix_spend_reservations_day", "day"),
     sa.Index("ix_spend_reservations_admitted_at", "admitted_at"),
     sa.Index("ix_spend_reservations_state", "state"),
+    sa.Index("ix_spend_reservations_worker", "worker"),
 )
-"""One row per admitted call (the spend ledger): reserved at its ceiling when the run is
-admitted, settled at its actual cost when the call ends. Money in integer micro-dollars; ``day``
-is the UTC date of admission, the day the spend counts against."""
+"""One row per held amount (the spend ledger): ``kind="call"`` is one call reserved at its worst
+case, ``kind="lease"`` covers a benchmark worker's next calls; settled at the actual cost when
+the call (or the lease's calls) end. ``overrun`` flags a settlement above its reservation (a real
+charge is recorded as it is, never hidden). ``worker`` is the process holding it (see
+``workers``): a dead worker's open holds are settled as soon as it is known dead. ``used_micro``
+is what a lease's finished calls have cost so far. Money in integer micro-dollars; ``day`` is
+the UTC date of admission, the day the spend counts against."""
 
 spend_totals = sa.Table(
     "spend_totals",
@@ -177,9 +188,25 @@ spend_totals = sa.Table(
     sa.Column("settled_micro", sa.BigInteger, nullable=False, server_default=sa.text("0")),
     sa.Column("since", UtcDateTime, nullable=False),
     sa.Column("updated_at", UtcDateTime, nullable=False),
+    sa.Column("cap_micro", sa.BigInteger, nullable=True),
 )
-"""Settled spend that survives the purge of old reservations: scope ``all`` (the lifetime
-ceiling) and ``run:<run_id>`` (per-run limits across resumptions)."""
+"""Settled spend that survives the purge of old reservations, by scope: ``all`` (the lifetime
+ceiling), ``run:<run_id>`` and ``run:<run_id>:role:<role>`` (a run's limits across
+resumptions and processes). ``cap_micro`` is the scope's limit (None: no limit)."""
+
+workers = sa.Table(
+    "workers",
+    metadata,
+    sa.Column("id", sa.String(120), primary_key=True),
+    sa.Column("host", sa.String(255), nullable=False),
+    sa.Column("pid", sa.Integer, nullable=False),
+    sa.Column("started_at", UtcDateTime, nullable=False),
+    sa.Column("heartbeat_at", UtcDateTime, nullable=False),
+    sa.Column("stopped_at", UtcDateTime, nullable=True),
+)
+"""Processes that make model calls: a heartbeat every few seconds, so another process can tell
+a live worker from a dead one (same host: by its pid at once; elsewhere: by a silent
+heartbeat) and settle what a dead one held."""
 
 sweeps = sa.Table(
     "sweeps",
@@ -196,6 +223,7 @@ sweeps = sa.Table(
     sa.Column("serial_s", sa.Float, nullable=True),
     sa.Column("cost_usd", ExactDecimal, nullable=True),
     sa.Column("document", sa.Text, nullable=False),
+    sa.Column("worker", sa.String(120), nullable=True),
     sa.Index("ix_sweeps_created_at", "created_at"),
 )
 """Sweep history: the whole stored document per sweep (format ``sweepbench-sweep`` v1)."""
@@ -215,6 +243,7 @@ bench_runs = sa.Table(
     sa.Column("updated_at", UtcDateTime, nullable=False),
     sa.Column("items", sa.Integer, nullable=False),
     sa.Column("settings", sa.Text, nullable=False),
+    sa.Column("record", sa.Text, nullable=True),
     sa.Index("ix_bench_runs_hash", "config_hash"),
 )
 

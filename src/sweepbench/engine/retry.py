@@ -1,4 +1,5 @@
-"""When and how long to wait before trying a failed call again (spec §10.2)."""
+"""When and how long to wait before trying a failed call again (benchmarks spec §10.2). The
+engine's executor is the only thing that retries; adapters and runners never do."""
 
 from __future__ import annotations
 
@@ -18,6 +19,16 @@ class RetryPolicy:
     rate_limit_floor_s: float = 60.0
     """The least wait after a 429 that gave no ``retry-after``."""
     jitter: float = 0.2
+    after_output: bool = True
+    """Retry a call that had already streamed some of its answer (benchmarks: yes; sweeps and
+    generate, whose answer a person is watching, retry only failures before the first token)."""
+
+    def should_retry(self, error: ProviderError, attempt: int, produced: bool) -> bool:
+        """Whether attempt ``attempt`` (1-based) that failed with ``error`` is tried again.
+        Quota and key errors never are: they stop the run."""
+        if not error.retryable or attempt >= self.max_attempts:
+            return False
+        return self.after_output or not produced
 
     def delay(self, attempt: int, error: ProviderError, rng: random.Random) -> float:
         """Seconds to wait before attempt ``attempt + 1``."""
@@ -38,4 +49,5 @@ def error_type(error: ProviderError) -> str:
         ErrorKind.BAD_REQUEST: "bad_request",
         ErrorKind.CONTEXT_OVERFLOW: "context_overflow",
         ErrorKind.NOT_FOUND: "model_not_found",
+        ErrorKind.BAD_RESPONSE: "bad_response",
     }.get(error.kind, error.kind.value)

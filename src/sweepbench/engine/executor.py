@@ -1,0 +1,368 @@
+"""The executor: the one way a model call is made.
+
+For each call, in order: check the settings (bad ones fail before any row or traffic); work out
+its worst case (the prompt at its token upper bound plus the whole output budget, at the model's
+price); hold that in the ledger under the call's run and role (a $0 call holds nothing); take the
+concurrency and rate limits of its provider and model; stream it through the recorder (the row
+before traffic, a total timeout, cancellable — closing the stream closes the provider
+connection); reject impossible usage; scrub every text; record the outcome; settle at the actual
+cost; retry by policy (``retry-after`` honoured; quota and key errors stop the run, never
+retried). ``generate``, sweep cells, benchmark answers and judges all come through here, so every
+call keeps the same promises.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from decimal import Decimal
+from typing import Any
+
+from sweepbench.engine.holds import AdmittedHolds, Hold, Holds, PerCallHolds
+from sweepbench.engine.limits import CallLimits
+from sweepbench.engine.ratelimit import RateLimits
+from sweepbench.engine.recorder import ImmediateRecorder, Recorder
+from sweepbench.engine.retry import RetryPolicy, error_type
+from sweepbench.engine.usage import impossible_usage
+from sweepbench.errors import ErrorKind, ProviderError
+from sweepbench.models.base import Event, Finish, Model, Request, Result
+from sweepbench.models.registry import resolve
+from sweepbench.models.tokens import prompt_token_bound
+from sweepbench.money.ledger import Ledger
+from sweepbench.money.prices import MILLION, Price, price_for
+from sweepbench.roles import Role
+from sweepbench.settings import scrub, secret_values
+from sweepbench.store import CallEnd, CallStart, Store
+
+log = logging.getLogger(__name__)
+
+EventCallback = Callable[[Event], None]
+DEFAULT_TIMEOUT_S = 600.0
+"""A benchmark call's total deadline (benchmarks spec §10.1, §15.1)."""
+INTERACTIVE_TIMEOUT_S = 3600.0
+"""A sweep cell's or a generation's (sweeps spec §9.1)."""
+
+
+@dataclass(frozen=True)
+class CallSpec:
+    """One call to make: the request, who it is for, and where it belongs."""
+
+    request: Request
+    role: Role
+    run_id: str | None = None
+    """The sweep or benchmark run (the ledger's scope); None for a lone generation."""
+    key: str | None = None
+    """The benchmark item or sweep sample it is made for (stored with the call)."""
+    timeout_s: float | None = None
+    """Total deadline of one attempt; None: the executor's default."""
+
+
+@dataclass
+class CallOutcome:
+    """What a call came to, over all its attempts (filled in as it goes, so a stopped call's
+    outcome is there too)."""
+
+    result: Result
+    attempts: int = 0
+    cost_usd: Decimal | None = Decimal(0)
+    """Every attempt's actual cost; None when the model has no price."""
+    price_source: str | None = None
+    call_ids: list[str] = field(default_factory=list)
+    retries: list[dict[str, Any]] = field(default_factory=list)
+    """Each retry: attempt, role, wait before the next, error type, error (scrubbed)."""
+    halt: str | None = None
+    """Set when the run must stop making calls: the key ran out of credit or was refused."""
+
+    @property
+    def call_id(self) -> str | None:
+        """The last attempt's ``calls`` row."""
+        return self.call_ids[-1] if self.call_ids else None
+
+
+class Executor:
+    """Makes calls for one surface or run. Holds the models it resolved, their concurrency and
+    rate limits, the retry policy, the recorder and the money strategy; share one per run (or
+    per process, for the web app's sweeps)."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        ledger: Ledger | None = None,
+        holds: Holds | None = None,
+        recorder: Recorder | None = None,
+        retry: RetryPolicy | None = None,
+        concurrency: int = 8,
+        rate_limits: RateLimits | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        seed: int | None = None,
+    ) -> None:
+        self.store = store
+        self.ledger = ledger if ledger is not None else Ledger(store)
+        self.holds: Holds = holds if holds is not None else PerCallHolds(self.ledger)
+        self.recorder: Recorder = recorder if recorder is not None else ImmediateRecorder(store)
+        self.retry = retry or RetryPolicy()
+        self.limits = CallLimits(concurrency, rate_limits)
+        self.timeout_s = timeout_s
+        self._rng = random.Random(seed)
+        self._models: dict[str, Model] = {}
+        self._prices: dict[str, Price | None] = {}
+        self._secrets = secret_values()
+
+    # -- models ------------------------------------------------------------------------------
+
+    def model(self, model_id: str) -> Model:
+        """The adapter of ``model_id`` (resolved once). UserError for an unknown id."""
+        model = self._models.get(model_id)
+        if model is None:
+            model = self._models[model_id] = resolve(model_id)
+        return model
+
+    def price(self, model: Model) -> Price | None:
+        """The model's price (looked up once)."""
+        if model.id not in self._prices:
+            self._prices[model.id] = price_for(model.info)
+        return self._prices[model.id]
+
+    def worst_case(self, model: Model, request: Request) -> tuple[int, int, Decimal | None]:
+        """The prompt's token bound, the output budget, and the most the call can cost (None:
+        no price on file)."""
+        bound = prompt_token_bound(m.content for m in request.messages)
+        max_tokens = model.max_tokens(request)
+        price = self.price(model)
+        if price is None:
+            return bound, max_tokens, None
+        return bound, max_tokens, (bound * price.input + max_tokens * price.output) / MILLION
+
+    async def aclose(self) -> None:
+        """Release the adapters' clients."""
+        for model in self._models.values():
+            await model.aclose()
+        self._models.clear()
+
+    def scrub(self, text: str) -> str:
+        """``text`` without any key this process knows."""
+        return scrub(text, self._secrets)
+
+    # -- one call ----------------------------------------------------------------------------
+
+    async def execute(
+        self,
+        spec: CallSpec,
+        *,
+        on_event: EventCallback | None = None,
+        outcome: CallOutcome | None = None,
+    ) -> CallOutcome:
+        """Make the call (with retries) and return its outcome. Raises UserError for settings
+        the model cannot honour and SpendRefused when a ceiling would be crossed (nothing is
+        spent); a cancelled call is recorded and settled, then CancelledError propagates."""
+        request = spec.request
+        model = self.model(request.model)
+        model.check(request)  # bad settings fail here, before any row, hold or traffic
+        bound, max_tokens, worst = self.worst_case(model, request)
+        outcome = outcome if outcome is not None else CallOutcome(Result(model.id))
+        timeout = spec.timeout_s or self.timeout_s
+        while True:
+            outcome.attempts += 1
+            attempt = outcome.attempts
+            hold = self._take(spec, model, worst, first=attempt == 1)
+            result, cost = await self._attempt(
+                spec, model, hold, attempt, bound, max_tokens, worst, timeout, on_event, outcome
+            )
+            error = result.error
+            if error is None:
+                return outcome
+            if error.kind is ErrorKind.QUOTA:
+                outcome.halt = "the key ran out of credit"
+                return outcome
+            if error.kind is ErrorKind.AUTH:
+                outcome.halt = f"the key was not accepted ({error})"
+                return outcome
+            produced = result.deltas > 0
+            if not self.retry.should_retry(error, attempt, produced):
+                return outcome
+            wait = self.retry.delay(attempt, error, self._rng)
+            outcome.retries.append(
+                {"attempt": attempt, "role": spec.role, "next_delay_s": round(wait, 3),
+                 "error_type": error_type(error), "error": str(error)}
+            )  # fmt: skip
+            del cost
+            await asyncio.sleep(wait)
+
+    def _take(self, spec: CallSpec, model: Model, worst: Decimal | None, *, first: bool) -> Hold:
+        if not worst:  # no price on file or a $0 model: nothing is held
+            return Hold(Decimal(0))
+        run_id = spec.run_id or f"generate-{time.strftime('%Y%m%d')}"
+        if isinstance(self.holds, AdmittedHolds) and spec.key is not None:
+            return self.holds.take_for(spec.key, run_id, spec.role, model.id, worst, first)
+        return self.holds.take(run_id, spec.role, model.id, worst, first)
+
+    async def _attempt(
+        self,
+        spec: CallSpec,
+        model: Model,
+        hold: Hold,
+        attempt: int,
+        bound: int,
+        max_tokens: int,
+        worst: Decimal | None,
+        deadline_s: float,
+        on_event: EventCallback | None,
+        outcome: CallOutcome,
+    ) -> tuple[Result, Decimal | None]:
+        request = spec.request
+        start = CallStart(
+            model=model.id,
+            provider=model.info.provider,
+            role=spec.role,
+            run_id=spec.run_id,
+            item_key=spec.key,
+            request=self._request_json(request),
+        )
+        settled = False
+        call_id: str | None = None
+        result = Result(model.id)
+        outcome.result = result
+        cost: Decimal | None = None
+        try:
+            async with self.limits.slot(model, bound + max_tokens):
+                call_id = self.recorder.start(start)
+                outcome.call_ids.append(call_id)
+                if hold.holds_money:
+                    self.holds.attach(hold, call_id)
+                await self._stream(model, request, call_id, result, deadline_s, on_event)
+        finally:  # also when cancelled: record what was produced and settle it
+            if result.stop_reason in ("cancelled", "error"):
+                result.estimate_missing_usage(request)
+            cost, source = self._cost(model, result, bound, max_tokens, worst)
+            self._scrub_result(result)
+            outcome.price_source = source
+            outcome.cost_usd = (
+                None if cost is None or outcome.cost_usd is None else (outcome.cost_usd + cost)
+            )
+            if call_id is not None:
+                self.recorder.finish(call_id, start, self._end(result, cost, source), attempt)
+            if hold.holds_money and not settled:
+                # a call that never reached the provider costs nothing
+                reached = call_id is not None
+                self.holds.settle(hold, cost if reached else Decimal(0), call_id)
+                settled = True
+        return result, cost
+
+    async def _stream(
+        self,
+        model: Model,
+        request: Request,
+        call_id: str,
+        result: Result,
+        deadline_s: float,
+        on_event: EventCallback | None,
+    ) -> None:
+        started = time.perf_counter()
+        seq = 0
+        stream = model.stream(request)
+        try:
+            async with asyncio.timeout(deadline_s):
+                async for event in stream:
+                    result.add(event, started)
+                    self.recorder.event(call_id, seq, event, time.perf_counter() - started)
+                    seq += 1
+                    if on_event is not None:
+                        on_event(event)
+        except TimeoutError:
+            result.stop_reason = "error"
+            result.error = ProviderError(
+                f"no complete answer within {deadline_s:g} s; the stream was closed",
+                kind=ErrorKind.RETRYABLE,
+                provider=model.provider,
+            )
+        except asyncio.CancelledError:
+            result.stop_reason = "cancelled"
+            stopped = Finish("cancelled")
+            self.recorder.event(call_id, seq, stopped, time.perf_counter() - started)
+            if on_event is not None:
+                on_event(stopped)
+            raise
+        except Exception as exc:  # a bug or an untranslated failure: a failed call, kept
+            log.exception("%s: the call failed unexpectedly", model.id)
+            result.stop_reason = "error"
+            result.error = ProviderError(
+                f"unexpected failure ({type(exc).__name__}: {exc})",
+                kind=ErrorKind.BAD_RESPONSE,
+                provider=model.provider,
+            )
+        finally:
+            await stream.aclose()  # closes the provider connection at once, not at GC time
+            result.wall_s = time.perf_counter() - started
+
+    def _cost(
+        self, model: Model, result: Result, bound: int, max_tokens: int, worst: Decimal | None
+    ) -> tuple[Decimal | None, str | None]:
+        """The actual cost (the provider's figure, else usage × price); impossible usage makes
+        the call a provider error settled at its worst case."""
+        problem = impossible_usage(result.usage, prompt_bound=bound, max_tokens=max_tokens)
+        if problem is not None:
+            result.stop_reason = "error"
+            result.error = ProviderError(
+                f"the reply was impossible: {problem}",
+                kind=ErrorKind.BAD_RESPONSE,
+                provider=model.provider,
+            )
+            result.usage = replace(result.usage, cost_usd=None)
+            return worst, "impossible usage: counted at the reservation"
+        usage = result.usage
+        if usage.cost_usd is not None:
+            return usage.cost_usd, f"reported by {model.info.provider}"
+        price = self.price(model)
+        if price is None:
+            return None, None
+        return price.cost(usage), price.source
+
+    def _scrub_result(self, result: Result) -> None:
+        if not self._secrets:
+            return
+        result.text = self.scrub(result.text)
+        result.reasoning = self.scrub(result.reasoning)
+        error = result.error
+        if error is not None:
+            message = self.scrub(str(error.args[0]) if error.args else "")
+            result.error = ProviderError(
+                message,
+                kind=error.kind,
+                provider=error.provider,
+                status=error.status,
+                retry_after=error.retry_after,
+            )
+
+    def _request_json(self, request: Request) -> dict[str, Any]:
+        return {
+            "messages": [
+                {"role": m.role, "content": self.scrub(m.content)} for m in request.messages
+            ],
+            "settings": {k: v for k, v in asdict(request.settings).items() if v is not None},
+        }
+
+    @staticmethod
+    def _end(result: Result, cost: Decimal | None, source: str | None) -> CallEnd:
+        usage = result.usage
+        return CallEnd.model_construct(
+            stop_reason=result.stop_reason,
+            text=result.text,
+            reasoning=result.reasoning,
+            error=str(result.error) if result.error else None,
+            error_kind=result.error.kind.value if result.error else None,
+            provider_reason=result.provider_reason,
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            reasoning_tokens=usage.reasoning_tokens,
+            cache_read_tokens=usage.cache_read_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
+            cost_usd=cost,
+            price_source=source,
+            ttft_s=result.ttft_s,
+            wall_s=result.wall_s,
+        )

@@ -1,0 +1,202 @@
+"""How the engine holds money for a call before it starts and settles it when it ends.
+
+- :class:`PerCallHolds` (generate, a sweep's retries): one reservation per call, settled at
+  once.
+- :class:`AdmittedHolds` (sweeps): the sweep was admitted as a whole; each call's first attempt
+  uses its reservation, a retry takes a new one.
+- :class:`LeaseHolds` (benchmarks): a worker holds one *lease* covering its next calls, draws
+  each call's worst case from it, returns the unused part when the call ends, and settles the
+  lease at the sum of its calls' actual costs in the runner's group commit. A lease never covers
+  more than it reserved, so no ceiling is exceeded with any concurrency or number of processes.
+
+A call that holds nothing is free ($0 price): $0 calls count against no ceiling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Protocol
+
+from sqlalchemy.engine import Connection
+
+from sweepbench.money.ceilings import Charge, micro_to_usd, usd_to_micro
+from sweepbench.money.ledger import Ledger, Settlement
+
+LEASE_CALLS = 32
+"""A benchmark lease covers about this many calls at their worst case."""
+
+
+@dataclass
+class Hold:
+    """Money held for one call: a reservation of its own, or a draw on a lease."""
+
+    worst_usd: Decimal
+    reservation_id: str | None = None
+    lease: _Lease | None = None
+
+    @property
+    def holds_money(self) -> bool:
+        """False for a free call."""
+        return self.reservation_id is not None or self.lease is not None
+
+
+class Holds(Protocol):
+    """A strategy for holding and settling calls' money."""
+
+    def take(self, run_id: str, role: str, model: str, worst_usd: Decimal, first: bool) -> Hold:
+        """Hold ``worst_usd`` for one call (``first``: its first attempt). SpendRefused when a
+        ceiling would be crossed."""
+
+    def attach(self, hold: Hold, call_id: str) -> None:
+        """The call's row exists: link the hold to it (before traffic)."""
+
+    def settle(self, hold: Hold, actual_usd: Decimal | None, call_id: str | None) -> None:
+        """The call ended at ``actual_usd`` (None: no price, count the worst case)."""
+
+
+class PerCallHolds:
+    """One reservation per call, settled as soon as the call ends."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+
+    def take(self, run_id: str, role: str, model: str, worst_usd: Decimal, first: bool) -> Hold:
+        """Admit one charge."""
+        [rid] = self.ledger.admit(run_id, [Charge(model=model, ceiling_usd=worst_usd, role=role)])
+        return Hold(worst_usd, reservation_id=rid)
+
+    def attach(self, hold: Hold, call_id: str) -> None:
+        """Link the reservation to its call row."""
+        if hold.reservation_id is not None:
+            self.ledger.attach(hold.reservation_id, call_id)
+
+    def settle(self, hold: Hold, actual_usd: Decimal | None, call_id: str | None) -> None:
+        """Settle at once."""
+        if hold.reservation_id is not None:
+            self.ledger.settle(hold.reservation_id, actual_usd)
+
+
+class AdmittedHolds(PerCallHolds):
+    """A sweep admitted as a whole: first attempts use their reservations, in order of the
+    ``reservations`` given per call key; retries admit a new one."""
+
+    def __init__(self, ledger: Ledger, reservations: dict[str, str | None]) -> None:
+        super().__init__(ledger)
+        self.reservations = reservations
+
+    def take_for(self, key: str, run_id: str, role: str, model: str, worst_usd: Decimal,
+                 first: bool) -> Hold:  # fmt: skip
+        """The admitted reservation of call ``key`` on its first attempt, else a new one."""
+        if first and key in self.reservations:
+            return Hold(worst_usd, reservation_id=self.reservations.pop(key))
+        return self.take(run_id, role, model, worst_usd, first)
+
+
+@dataclass
+class _Lease:
+    reservation_id: str
+    run_id: str
+    role: str
+    model: str
+    reserved_micro: int
+    drawn_micro: int = 0
+    """Worst cases of the calls in flight."""
+    used_micro: int = 0
+    """Actual costs of the calls that ended."""
+    unpriced: bool = False
+    """A call under this lease had no price: the lease settles at its reserved amount."""
+    in_flight: int = 0
+    closed: bool = False
+
+    @property
+    def free_micro(self) -> int:
+        return self.reserved_micro - self.drawn_micro - self.used_micro
+
+
+@dataclass
+class LeaseHolds:
+    """Leases per (run, role, model); settlements wait for the runner's group commit."""
+
+    ledger: Ledger
+    calls_per_lease: int = LEASE_CALLS
+    _open: dict[tuple[str, str, str], _Lease] = field(default_factory=dict)
+    _done: list[_Lease] = field(default_factory=list)
+
+    def take(self, run_id: str, role: str, model: str, worst_usd: Decimal, first: bool) -> Hold:
+        """Draw the call's worst case from the open lease, taking a new lease when it has too
+        little left."""
+        worst = usd_to_micro(worst_usd, up=True)
+        if worst == 0:
+            return Hold(worst_usd)
+        key = (run_id, role, model)
+        lease = self._open.get(key)
+        if lease is None or lease.free_micro < worst:
+            if lease is not None:
+                self._close(key, lease)
+            rid, amount = self.ledger.lease(
+                run_id, role, model, micro_to_usd(worst * self.calls_per_lease), worst_usd
+            )
+            lease = self._open[key] = _Lease(
+                rid, run_id, role, model, usd_to_micro(amount, up=True)
+            )
+        lease.drawn_micro += worst
+        lease.in_flight += 1
+        return Hold(worst_usd, lease=lease)
+
+    def attach(self, hold: Hold, call_id: str) -> None:
+        """Leases are settled as a whole; calls are not linked one by one."""
+
+    def settle(self, hold: Hold, actual_usd: Decimal | None, call_id: str | None) -> None:
+        """Return the call's worst case to its lease and count what it cost."""
+        lease = hold.lease
+        if lease is None:
+            return
+        lease.drawn_micro -= usd_to_micro(hold.worst_usd, up=True)
+        lease.in_flight -= 1
+        if actual_usd is None:
+            lease.unpriced = True
+            lease.used_micro += usd_to_micro(hold.worst_usd, up=True)
+        else:
+            lease.used_micro += usd_to_micro(max(actual_usd, Decimal(0)), up=False)
+        if lease.closed and lease.in_flight == 0:
+            self._done.append(lease)
+
+    def _close(self, key: tuple[str, str, str], lease: _Lease) -> None:
+        lease.closed = True
+        del self._open[key]
+        if lease.in_flight == 0:
+            self._done.append(lease)
+
+    def close_all(self) -> None:
+        """The session is ending: every open lease settles once its calls have ended."""
+        for key, lease in list(self._open.items()):
+            self._close(key, lease)
+
+    @property
+    def pending(self) -> int:
+        """Leases ready to settle."""
+        return len(self._done)
+
+    def settlements(self) -> Sequence[Settlement]:
+        """Take the leases ready to settle, at what their calls cost."""
+        done, self._done = self._done, []
+        return [
+            Settlement(
+                lease.reservation_id,
+                None if lease.unpriced else micro_to_usd(lease.used_micro),
+            )
+            for lease in done
+        ]
+
+    def settle_in(self, conn: Connection) -> None:
+        """Settle the ready leases inside the caller's transaction (the group commit)."""
+        settlements = self.settlements()
+        if settlements:
+            self.ledger.settle_in(conn, settlements)
+
+    def spent(self) -> Decimal:
+        """What the calls of every lease of this session have cost so far."""
+        leases = [*self._open.values(), *self._done]
+        return micro_to_usd(sum(lease.used_micro for lease in leases))

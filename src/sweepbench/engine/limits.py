@@ -1,0 +1,55 @@
+"""Concurrency and rate limits for calls, keyed by provider and by (provider, model): at most
+``concurrency`` calls in flight to each provider and to each model, and optional requests per
+second / minute and tokens per minute per model (OpenRouter's ``:free`` models get 20 a minute
+unless told otherwise). One :class:`CallLimits` per executor; safe for many tasks of one loop."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from sweepbench.engine.ratelimit import RateLimiter, RateLimits
+from sweepbench.models.base import Model
+
+FREE_MODEL_RPM = 20
+"""OpenRouter's ``:free`` models allow about 20 requests a minute (benchmarks spec §5.3)."""
+
+
+class CallLimits:
+    """Semaphores and rate limiters, made on first use of each provider and model."""
+
+    def __init__(self, concurrency: int = 8, rate_limits: RateLimits | None = None) -> None:
+        if not 1 <= concurrency <= 10_000:
+            raise ValueError(f"concurrency must be between 1 and 10,000, not {concurrency}")
+        self.concurrency = concurrency
+        self.rate_limits = rate_limits or RateLimits()
+        self._semaphores: dict[tuple[str, str], asyncio.Semaphore] = {}
+        self._limiters: dict[str, RateLimiter | None] = {}
+
+    def _semaphore(self, key: tuple[str, str]) -> asyncio.Semaphore:
+        semaphore = self._semaphores.get(key)
+        if semaphore is None:
+            semaphore = self._semaphores[key] = asyncio.Semaphore(self.concurrency)
+        return semaphore
+
+    def _limiter(self, model: Model) -> RateLimiter | None:
+        if model.id not in self._limiters:
+            limits = self.rate_limits
+            if limits.rpm is None and model.id.endswith(":free"):  # the user's value wins
+                limits = dataclasses.replace(limits, rpm=FREE_MODEL_RPM)
+            self._limiters[model.id] = RateLimiter(limits) if limits.any else None
+        return self._limiters[model.id]
+
+    @asynccontextmanager
+    async def slot(self, model: Model, tokens: int) -> AsyncIterator[None]:
+        """Wait for the model's rate limits, then hold a slot of its provider and of the
+        model itself for the duration of one attempt."""
+        limiter = self._limiter(model)
+        if limiter is not None:
+            await limiter.acquire(tokens)
+        provider = self._semaphore((model.info.provider, ""))
+        own = self._semaphore((model.info.provider, model.id))
+        async with provider, own:
+            yield

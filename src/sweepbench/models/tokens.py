@@ -1,0 +1,35 @@
+"""The one place prompt tokens are counted before a call: a *typical* figure for estimates and
+an *upper bound* for holding money.
+
+Typical: about four characters a token plus 200 for the message framing (the spec's rule,
+provider-independent). Upper bound: every tokenizer our providers use is byte-level (BPE with
+byte fallback), so a token covers at least one UTF-8 byte; a prompt can therefore never be more
+tokens than its UTF-8 bytes, plus the chat template's framing. A reservation at this bound can be
+exceeded by no prompt, whatever its language or spacing (2,000 one-letter words, CJK text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+FRAMING_TOKENS = 200
+"""Typical tokens a chat template adds around the messages."""
+FRAMING_BOUND_PER_MESSAGE = 16
+"""At most this many template tokens per message (role markers, separators)."""
+FRAMING_BOUND = 64
+"""At most this many template tokens per request (begin/end markers, a default system line)."""
+
+
+def typical_prompt_tokens(contents: Iterable[str]) -> int:
+    """A typical token count for a prompt made of these message contents."""
+    return sum(len(text) for text in contents) // 4 + FRAMING_TOKENS
+
+
+def prompt_token_bound(contents: Iterable[str]) -> int:
+    """The most tokens a prompt of these message contents can be."""
+    texts = list(contents)
+    return (
+        sum(len(text.encode("utf-8")) for text in texts)
+        + FRAMING_BOUND_PER_MESSAGE * len(texts)
+        + FRAMING_BOUND
+    )
