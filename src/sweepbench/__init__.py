@@ -2,33 +2,72 @@
 
 The public Python API. Models are named ``provider/model``; a call is a :class:`Request`;
 :func:`resolve` gives the adapter, whose ``stream()`` yields typed events.
+
+Importing the package is cheap: each public name is imported from its module the first time
+it is used (PEP 562), so ``import sweepbench.errors`` does not load the store, the SDKs or
+numpy. To add a public name: one line in ``_EXPORTS``, one in ``__all__`` and one import
+under ``TYPE_CHECKING`` (for type checkers); ``tests/test_imports.py`` checks that the three
+agree.
 """
 
-from sweepbench.calls import Call
-from sweepbench.errors import (
-    BudgetExceeded,
-    DataError,
-    ErrorKind,
-    ProviderError,
-    SweepbenchError,
-    UserError,
-)
-from sweepbench.models import (
-    Finish,
-    GenerateSettings,
-    Message,
-    ReasoningDelta,
-    Request,
-    Result,
-    TextDelta,
-    Usage,
-    UsageEvent,
-    collect,
-    resolve,
-)
-from sweepbench.sweeps import asweep, estimate, sweep
+from __future__ import annotations
 
-__version__ = "0.1.0"
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sweepbench.engine import Call, CallSpec, Executor
+    from sweepbench.errors import (
+        BudgetExceeded,
+        DataError,
+        ErrorKind,
+        ProviderError,
+        SweepbenchError,
+        UserError,
+    )
+    from sweepbench.models import (
+        Finish,
+        GenerateSettings,
+        Message,
+        ReasoningDelta,
+        Request,
+        Result,
+        TextDelta,
+        Usage,
+        UsageEvent,
+        collect,
+        resolve,
+    )
+    from sweepbench.sweeps import asweep, estimate, sweep
+
+    __version__: str
+
+_EXPORTS: dict[str, str] = {
+    # public name → the module it is imported from on first use
+    "Call": "sweepbench.engine",
+    "CallSpec": "sweepbench.engine",
+    "Executor": "sweepbench.engine",
+    "BudgetExceeded": "sweepbench.errors",
+    "DataError": "sweepbench.errors",
+    "ErrorKind": "sweepbench.errors",
+    "ProviderError": "sweepbench.errors",
+    "SweepbenchError": "sweepbench.errors",
+    "UserError": "sweepbench.errors",
+    "Finish": "sweepbench.models",
+    "GenerateSettings": "sweepbench.models",
+    "Message": "sweepbench.models",
+    "ReasoningDelta": "sweepbench.models",
+    "Request": "sweepbench.models",
+    "Result": "sweepbench.models",
+    "TextDelta": "sweepbench.models",
+    "Usage": "sweepbench.models",
+    "UsageEvent": "sweepbench.models",
+    "collect": "sweepbench.models",
+    "resolve": "sweepbench.models",
+    "asweep": "sweepbench.sweeps",
+    "estimate": "sweepbench.sweeps",
+    "sweep": "sweepbench.sweeps",
+}
 
 __all__ = [
     "BudgetExceeded",
@@ -53,3 +92,35 @@ __all__ = [
     "resolve",
     "sweep",
 ]
+
+
+def _installed_version() -> str:
+    """The installed distribution's version; ``0+unknown`` when running from a bare checkout."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("sweepbench")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+def _load(name: str) -> object:
+    """A public name, imported on first use and then kept in the module's namespace."""
+    if name == "__version__":
+        value: object = _installed_version()
+    elif name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS, "__version__"})
+
+
+if not TYPE_CHECKING:
+    # Hidden from type checkers, which would otherwise accept any attribute of the package;
+    # they see the imports above instead.
+    __getattr__ = _load

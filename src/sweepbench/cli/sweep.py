@@ -101,7 +101,7 @@ def status_line(result: SweepResult) -> str:
 
 def spread_lines(result: SweepResult) -> list[str]:
     """With repeats: each cell's mean and spread of tokens out, time and cost."""
-    from sweepbench.sweeps.run import Spread
+    from sweepbench.sweeps.results import Spread
 
     lines = []
     for cell in result.plan.cells:

@@ -21,7 +21,8 @@ from sweepbench.money.ledger import Ledger
 from sweepbench.store import Store
 from sweepbench.sweeps.estimate import SweepEstimate, estimate_plan
 from sweepbench.sweeps.plan import Cell, Plan, build_plan, coerce_budget
-from sweepbench.sweeps.run import Sample, Sweep, SweepEvent, SweepResult
+from sweepbench.sweeps.results import Sample, SweepEvent, SweepResult
+from sweepbench.sweeps.run import Sweep
 
 __all__ = [
     "Cell",

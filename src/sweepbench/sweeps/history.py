@@ -1,6 +1,8 @@
 """Sweeps kept in the store: every sweep with its plan, estimate and cells, written when it
-starts and again when it ends, so a crash leaves a trace and a finished sweep can be listed,
-shown and exported. The stored document is the export format (spec sweeps.md §18.3)."""
+starts, again as each cell finishes and when it ends, so a crash keeps every finished cell and a
+finished sweep can be listed, shown and exported. A sweep stored as running whose worker has
+died is read back as ``interrupted`` (its unfinished cells too). The stored document is the
+export format (spec sweeps.md §18.3)."""
 
 from __future__ import annotations
 
@@ -19,9 +21,10 @@ from sweepbench.models.registry import model_info
 from sweepbench.money.prices import price_for
 from sweepbench.store import Store
 from sweepbench.store.schema import sweeps as sweeps_table
+from sweepbench.store.workers import dead_workers
 
 if TYPE_CHECKING:
-    from sweepbench.sweeps.run import Sample, SweepResult
+    from sweepbench.sweeps.results import Sample, SweepResult
 
 FORMAT = "sweepbench-sweep"
 VERSION = 1
@@ -152,6 +155,7 @@ def sweep_document(result: SweepResult) -> dict[str, Any]:
         },
         "status": sweep_status(result),
         "stopped": result.stopped,
+        "worker": result.worker,
         "wall_s": round(result.wall_s, 4),
         "serial_s": round(result.serial_s, 4),
         "totals": {
@@ -194,6 +198,7 @@ def save_sweep(store: Store, result: SweepResult) -> None:
         "cost_usd": result.cost_usd,
         "document": json.dumps(document, ensure_ascii=False),
         "finished_at": None if document["status"] == "running" else datetime.now(UTC),
+        "worker": result.worker,
     }
     with store.begin() as conn:
         exists = conn.execute(
@@ -228,6 +233,7 @@ def list_sweeps(store: Store, limit: int = 20) -> list[SweepSummary]:
     query = sa.select(*columns).order_by(sweeps_table.c.created_at.desc()).limit(limit)
     with store.engine.connect() as conn:
         rows = conn.execute(query).mappings().all()
+        dead = _dead(conn, rows)
     return [
         SweepSummary(
             id=row["id"],
@@ -235,7 +241,7 @@ def list_sweeps(store: Store, limit: int = 20) -> list[SweepSummary]:
             task=row["task"],
             axis=row["axis"],
             prompt=row["prompt"],
-            status=row["status"],
+            status="interrupted" if row["id"] in dead else row["status"],
             cells=row["cells"],
             cost_usd=row["cost_usd"],
             wall_s=row["wall_s"],
@@ -249,17 +255,30 @@ def load_sweep(store: Store, sweep_id: str) -> dict[str, Any]:
     key = sweep_id.strip().lower()
     if not key:
         raise UserError("give a sweep id (see `sweepbench sweeps list`)")
-    query = sa.select(sweeps_table.c.id, sweeps_table.c.document).where(
-        sweeps_table.c.id.like(f"{key}%")
-    )
+    query = sa.select(
+        sweeps_table.c.id, sweeps_table.c.document, sweeps_table.c.status, sweeps_table.c.worker
+    ).where(sweeps_table.c.id.like(f"{key}%"))
     with store.engine.connect() as conn:
-        rows = conn.execute(query.limit(2)).all()
+        rows = conn.execute(query.limit(2)).mappings().all()
+        dead = _dead(conn, rows)
     if not rows:
         raise UserError(f"no sweep {sweep_id!r} (see `sweepbench sweeps list`)")
     if len(rows) > 1:
         raise UserError(f"sweep id {sweep_id!r} is ambiguous; give more characters")
-    document: dict[str, Any] = json.loads(rows[0].document)
+    document: dict[str, Any] = json.loads(rows[0]["document"])
+    if rows[0]["id"] in dead:
+        document["status"] = "interrupted"
+        for sample in document.get("cells", []):
+            if sample.get("status") in ("queued", "running"):
+                sample["status"] = "interrupted"
     return document
+
+
+def _dead(conn: sa.Connection, rows: Any) -> set[str]:
+    """The ids of sweeps stored as running whose worker is dead."""
+    running = {r["id"]: r["worker"] for r in rows if r["status"] == "running" and r["worker"]}
+    dead = dead_workers(conn, set(running.values()))
+    return {sweep_id for sweep_id, worker in running.items() if worker in dead}
 
 
 ARTIFACT_SUFFIX = {"excalidraw": ".excalidraw", "sculpture": ".manifest.json"}

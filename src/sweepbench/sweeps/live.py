@@ -27,7 +27,8 @@ from sweepbench.money.ledger import Ledger
 from sweepbench.store import Store
 from sweepbench.sweeps.history import load_sweep, sample_document, sweep_header, sweep_status
 from sweepbench.sweeps.plan import Plan
-from sweepbench.sweeps.run import MAX_RUN_SECONDS, Sample, Sweep, SweepEvent, SweepResult
+from sweepbench.sweeps.results import Sample, SweepEvent, SweepResult
+from sweepbench.sweeps.run import MAX_RUN_SECONDS, Sweep
 
 KEEP_FINISHED = 32
 """Finished sweeps kept in memory (their final state is in the store regardless)."""
@@ -187,7 +188,9 @@ def stored_view(document: dict[str, Any], now: datetime | None = None) -> dict[s
     view["error"] = None
     started = datetime.fromisoformat(document["created"])
     age = ((now or datetime.now(UTC)) - started).total_seconds()
-    if view["live"] and age > ABANDONED_AFTER_S:
+    if document.get("status") == "interrupted":
+        view["error"] = "interrupted: the process running it stopped; finished cells are kept"
+    elif view["live"] and age > ABANDONED_AFTER_S:
         view["live"], view["status"] = False, "failed"
         view["error"] = "worker stopped unexpectedly"
     return view

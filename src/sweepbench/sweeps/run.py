@@ -1,150 +1,45 @@
 """Running a sweep: every cell at once, each streaming to the store and to subscribers; one
 failing cell never stops the others; Stop all closes every provider stream at once and keeps
-what was produced; every call is settled in the spend ledger however it ended.
+what was produced; every call goes through the engine, so it is held and settled in the spend
+ledger, recorded, scrubbed, timed out and retried (before its first token) like any other.
 
-Cells with several samples (repeats) run each sample as its own call; at most
-``2 × max_variants`` calls are in flight, the rest queue (spec §18.1).
+The sweep is admitted as a whole before anything starts (each call at its worst case), stored
+at once with its worker, and stored again as each sample finishes, so a crash keeps every
+finished cell and the sweep shows as interrupted. Cells with several samples (repeats) run each
+sample as its own call; at most ``2 × max_variants`` calls are in flight per model, the rest
+queue (spec §18.1).
 """
 
 from __future__ import annotations
 
 import asyncio
-import statistics
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any
 
-from sweepbench.artifacts import ArtifactOutcome
-from sweepbench.calls import Call
-from sweepbench.models.base import Event, Finish, Model, Result, TextDelta
-from sweepbench.models.registry import resolve
+from sweepbench.engine import AdmittedHolds, Call, CallSpec, Executor, RetryPolicy
+from sweepbench.engine.executor import INTERACTIVE_TIMEOUT_S
+from sweepbench.models.base import Event, Finish, TextDelta
 from sweepbench.money.ledger import Charge, Ledger
 from sweepbench.store import Store
-from sweepbench.sweeps.estimate import SweepEstimate, estimate_plan
-from sweepbench.sweeps.plan import Cell, Plan, PlannedCall
+from sweepbench.store.workers import this_worker
+from sweepbench.sweeps.estimate import estimate_plan
+from sweepbench.sweeps.history import save_sweep
+from sweepbench.sweeps.plan import Plan, PlannedCall
+from sweepbench.sweeps.results import Sample, Spread, Status, SweepEvent, SweepResult
 
-Status = Literal["queued", "running", "done", "failed", "stopped"]
-MAX_RUN_SECONDS = 3600.0
+__all__ = [
+    "MAX_RUN_SECONDS", "Sample", "Spread", "Status", "Sweep", "SweepEvent", "SweepResult",
+]  # fmt: skip
 
-
-@dataclass
-class Sample:
-    """One call of a cell: its state while running and its outcome."""
-
-    cell: Cell
-    repeat: int
-    status: Status = "queued"
-    call_id: str | None = None
-    result: Result | None = None
-    cost_usd: Decimal | None = None
-    started: float | None = None
-    ended: float | None = None
-    error: str | None = None
-    items: int = 0
-    """Artifact items (drawing elements, sculpture parts) parsed so far from the stream."""
-    outcome: ArtifactOutcome | None = None
-    """The finished artifact, built from the whole answer when the call ends."""
-
-    @property
-    def seconds(self) -> float:
-        """Wall time of this call (0 while queued)."""
-        if self.started is None:
-            return 0.0
-        return (self.ended or time.perf_counter()) - self.started
-
-    @property
-    def truncated(self) -> bool:
-        """The output budget ran out."""
-        return self.result is not None and self.result.stop_reason == "max_tokens"
+MAX_RUN_SECONDS = INTERACTIVE_TIMEOUT_S
 
 
-@dataclass(frozen=True)
-class SweepEvent:
-    """What subscribers receive: a model event of one sample, or a status change."""
-
-    cell_index: int
-    repeat: int
-    status: Status
-    event: Event | None = None
-    items: tuple[dict[str, Any], ...] = ()
-    """Artifact items completed by this event (drawing elements, sculpture parts)."""
-
-
-@dataclass
-class Spread:
-    """Mean and spread of one number over a cell's samples."""
-
-    mean: float
-    stdev: float | None
-    low: float
-    high: float
-
-    @classmethod
-    def of(cls, values: list[float]) -> Spread:
-        """Mean, sample standard deviation (k ≥ 3), min and max."""
-        stdev = statistics.stdev(values) if len(values) >= 3 else None
-        return cls(statistics.fmean(values), stdev, min(values), max(values))
-
-    def text(self, digits: int = 0) -> str:
-        """``27 ± 3 (24–31)``; with two samples only the range."""
-        fmt = f"{{:,.{digits}f}}"
-        span = f"({fmt.format(self.low)}–{fmt.format(self.high)})"
-        if self.stdev is None:
-            return (
-                f"{fmt.format(self.mean)} {span}"
-                if self.low != self.high
-                else fmt.format(self.mean)
-            )
-        return f"{fmt.format(self.mean)} ± {fmt.format(self.stdev)} {span}"
-
-
-@dataclass
-class SweepResult:
-    """The outcome of a sweep (also when stopped)."""
-
-    id: str
-    plan: Plan
-    estimate: SweepEstimate
-    samples: list[Sample]
-    created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
-    wall_s: float = 0.0
-    stopped: bool = False
-
-    @property
-    def serial_s(self) -> float:
-        """The serial equivalent: the sum of every call's time."""
-        return sum(s.seconds for s in self.samples)
-
-    @property
-    def cost_usd(self) -> Decimal | None:
-        """Σ actual cost (None if any call had no price)."""
-        costs = [s.cost_usd for s in self.samples if s.result is not None]
-        if any(c is None for c in costs):
-            return None
-        return sum((c for c in costs if c is not None), Decimal(0))
-
-    def cell_samples(self, index: int) -> list[Sample]:
-        """The samples of one cell, in repeat order."""
-        return [s for s in self.samples if s.cell.index == index]
-
-    def cell_status(self, index: int) -> Status:
-        """A cell's status from its samples: any running → running; all queued → queued;
-        any stopped → stopped; any failed → failed; else done."""
-        states = {s.status for s in self.cell_samples(index)}
-        statuses: tuple[Status, ...] = ("running", "stopped", "failed")
-        for status in statuses:
-            if status in states:
-                return status
-        return "queued" if states == {"queued"} else "done"
-
-    @property
-    def ok(self) -> bool:
-        """Every call finished normally (no failure, truncation or stop)."""
-        return all(s.status == "done" and not s.truncated for s in self.samples)
+def _key(planned: PlannedCall) -> str:
+    return f"{planned.cell.index}:{planned.repeat}"
 
 
 class Sweep:
@@ -162,7 +57,7 @@ class Sweep:
     ) -> None:
         self.plan = plan
         self.store = store
-        self.ledger = ledger
+        self.ledger = ledger if ledger is not None else Ledger(store)
         self.run_limit_usd = run_limit_usd
         self.on_event = on_event
         self.id = sweep_id or uuid.uuid4().hex
@@ -174,7 +69,7 @@ class Sweep:
         self.stopping = False
         """Stop all was asked for (set at once, also from another thread): calls that have not
         started yet never start."""
-        self._reservations: list[str | None] | None = None
+        self._reservations: dict[str, str | None] | None = None
 
     def stop_all(self) -> None:
         """Cancel every call now: streams close (billing stops), queued calls never start.
@@ -194,7 +89,7 @@ class Sweep:
             )
 
     def admit(self) -> None:
-        """Check the plan and reserve every call's ceiling in the ledger, all or nothing.
+        """Check the plan and hold every call's worst case in the ledger, all or nothing.
 
         Raises UserError for a refused plan and BudgetExceeded when it does not fit the
         ceilings. :meth:`run` admits first if this was not called; surfaces call it directly
@@ -202,97 +97,95 @@ class Sweep:
         if self._reservations is not None:
             return
         self.plan.ensure_runnable()
-        reservations: list[str | None] = [None] * len(self.calls)
-        if self.ledger is not None:
-            charges: list[Charge] = []
-            for priced in self.estimate.cells:  # cell order = call order (cell, then repeat)
-                charge = Charge(
-                    model=priced.cell.model,
-                    ceiling_usd=Decimal(0)
-                    if priced.call.free
-                    else priced.call.ceiling or Decimal(0),
-                    role="sweep",
-                    free=priced.call.free,
-                )
-                charges += [charge] * self.plan.repeats
-            admitted = self.ledger.admit(self.id, charges, run_limit_usd=self.run_limit_usd)
-            reservations = list(admitted)
-        self._reservations = reservations
+        charges: list[Charge] = []
+        for priced in self.estimate.cells:  # cell order = call order (cell, then repeat)
+            call = priced.call
+            hold = Decimal(0) if call.free else call.hold or Decimal(0)
+            charge = Charge(model=priced.cell.model, ceiling_usd=hold, role="sweep", free=hold == 0)
+            charges += [charge] * self.plan.repeats
+        admitted = self.ledger.admit(self.id, charges, run_limit_usd=self.run_limit_usd)
+        self._reservations = {
+            _key(planned): rid for planned, rid in zip(self.calls, admitted, strict=True)
+        }
 
     async def run(self) -> SweepResult:
-        """Admit the sweep as a whole, run every call concurrently, settle each as it ends."""
+        """Admit the sweep as a whole, run every call concurrently, store each as it ends."""
         self.admit()
-        reservations = self._reservations or []
-        from sweepbench.sweeps.history import save_sweep
-
+        reservations = dict(self._reservations or {})
         started = time.perf_counter()
         result = self.result
+        result.worker = this_worker(self.store.engine)
         save_sweep(self.store, result)
-        models: dict[str, Model] = {}
-        limit = asyncio.Semaphore(2 * max(self.plan.kind.defaults.max_variants, 1))
+        executor = Executor(
+            self.store,
+            ledger=self.ledger,
+            holds=AdmittedHolds(self.ledger, reservations),
+            retry=RetryPolicy(after_output=False),
+            concurrency=2 * max(self.plan.kind.defaults.max_variants, 1),
+            timeout_s=MAX_RUN_SECONDS,
+        )
 
         async def one(index: int) -> None:
             sample, planned = self.samples[index], self.calls[index]
-            async with limit:
-                if self.stopping:
-                    sample.status = "stopped"
-                    self._settle(reservations[index], None, produced=False)
-                    self._emit(sample)
-                    return
-                model = models.setdefault(planned.cell.model, resolve(planned.cell.model))
-                await self._run_sample(index, planned, model, reservations[index])
+            if self.stopping:
+                self._never_started(sample, reservations.pop(_key(planned), None))
+                return
+            await self._run_sample(index, planned, executor)
+            save_sweep(self.store, result)  # each cell is stored as it finishes
 
         try:
             await asyncio.gather(*(one(i) for i in range(len(self.calls))))
         finally:
-            for model in models.values():
-                await model.aclose()
+            for rid in reservations.values():  # calls that never started hold nothing more
+                if rid is not None:
+                    self.ledger.release(rid)
+            await executor.aclose()
             result.wall_s = time.perf_counter() - started
             result.stopped = any(s.status == "stopped" for s in self.samples)
             save_sweep(self.store, result)
         return result
 
-    async def _run_sample(
-        self, index: int, planned: PlannedCall, model: Model, reservation: str | None
-    ) -> None:
-        sample = self.samples[index]
-        call = Call(model, planned.request, self.store, role="sweep", run_id=self.id)
-        self._live[index] = call
-        sample.status = "running"
-        sample.started = time.perf_counter()
+    def _never_started(self, sample: Sample, reservation: str | None) -> None:
+        sample.status = "stopped"
+        if reservation is not None:
+            self.ledger.release(reservation)
         self._emit(sample)
 
+    async def _run_sample(self, index: int, planned: PlannedCall, executor: Executor) -> None:
+        sample = self.samples[index]
+        spec = CallSpec(planned.request, "sweep", run_id=self.id, key=_key(planned))
+        call = Call(executor, spec)
+        self._live[index] = call
         kind = self.plan.kind
         parser = kind.parser() if kind.parser is not None else None
 
         def forward(event: Event) -> None:
-            if sample.call_id is None and call.call_id is not None:
+            if sample.status == "queued":  # the first event: the call got its slot
+                sample.status = "running"
+                sample.started = time.perf_counter()
                 sample.call_id = call.call_id
-                if reservation is not None and self.ledger is not None:
-                    self.ledger.attach(reservation, call.call_id)
             items = parser.feed(event.text) if parser and isinstance(event, TextDelta) else []
             sample.items += len(items)
             self._emit(sample, event, items)
 
+        sample.status = "running"
+        sample.started = time.perf_counter()
+        self._emit(sample)
         try:
-            result = await asyncio.wait_for(call.run(forward), MAX_RUN_SECONDS)
-        except Exception as exc:  # one bad cell never takes down the others
-            sample.status, sample.error = "failed", f"{type(exc).__name__}: {exc}"
+            result = await call.run(forward)
+        except Exception as exc:  # a refused retry, a bug: this cell fails, the others go on
+            sample.status, sample.error = "failed", str(exc) or type(exc).__name__
             result = call.result
         finally:
             self._live.pop(index, None)
         sample.ended = time.perf_counter()
         sample.call_id = call.call_id
         sample.result = result
-        sample.cost_usd = getattr(call, "cost_usd", None)
+        sample.cost_usd = call.cost_usd
         if sample.status != "failed":
-            if result.stop_reason == "cancelled":
-                sample.status = "stopped"
-            elif result.stop_reason == "error":
-                sample.status = "failed"
+            sample.status = _status(result.stop_reason)
+            if sample.status == "failed":
                 sample.error = str(result.error) if result.error else "error"
-            else:
-                sample.status = "done"
         sample.outcome = await asyncio.to_thread(
             kind.outcome, result.text, result.stop_reason, planned.cell.prompt_version
         )
@@ -304,12 +197,12 @@ class Sweep:
                 usd=float(sample.cost_usd or 0),
                 generated=datetime.now(UTC).date().isoformat(),
             )
-        produced = result.deltas > 0 or result.usage.input_tokens > 0
-        self._settle(reservation, sample.cost_usd, produced=produced)
         self._emit(sample, Finish(result.stop_reason, error=result.error))
 
-    def _settle(self, reservation: str | None, cost: Decimal | None, *, produced: bool) -> None:
-        """Settle at the actual cost; a call that never reached the provider settles at $0."""
-        if reservation is None or self.ledger is None:
-            return
-        self.ledger.settle(reservation, cost if produced else Decimal(0))
+
+def _status(stop_reason: str) -> Status:
+    if stop_reason == "cancelled":
+        return "stopped"
+    if stop_reason == "error":
+        return "failed"
+    return "done"

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from sweepbench.money.prices import format_usd
-from sweepbench.sweeps.run import Spread
+from sweepbench.sweeps.results import Spread
 
 NOUNS = {"excalidraw": ("element", "elements"), "sculpture": ("part", "parts")}
 WORKING = {"excalidraw": "drawing…", "sculpture": "building…", "text": "writing…"}

@@ -1,0 +1,138 @@
+"""What a sweep produces: each sample's state and outcome, the events subscribers receive, the
+spread over repeats and the sweep's result. Plain values, shared by the runner, the stored
+history and the surfaces (kept apart from the runner so that history need not import it)."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any, Literal
+
+from sweepbench.artifacts import ArtifactOutcome
+from sweepbench.models.base import Event, Result
+from sweepbench.sweeps.estimate import SweepEstimate
+from sweepbench.sweeps.plan import Cell, Plan
+
+Status = Literal["queued", "running", "done", "failed", "stopped", "interrupted"]
+"""A sample's state; ``interrupted``: its worker died before it finished."""
+
+
+@dataclass
+class Sample:
+    """One call of a cell: its state while running and its outcome."""
+
+    cell: Cell
+    repeat: int
+    status: Status = "queued"
+    call_id: str | None = None
+    result: Result | None = None
+    cost_usd: Decimal | None = None
+    started: float | None = None
+    ended: float | None = None
+    error: str | None = None
+    items: int = 0
+    """Artifact items (drawing elements, sculpture parts) parsed so far from the stream."""
+    outcome: ArtifactOutcome | None = None
+    """The finished artifact, built from the whole answer when the call ends."""
+
+    @property
+    def seconds(self) -> float:
+        """Wall time of this call (0 while queued)."""
+        if self.started is None:
+            return 0.0
+        return (self.ended or time.perf_counter()) - self.started
+
+    @property
+    def truncated(self) -> bool:
+        """The output budget ran out."""
+        return self.result is not None and self.result.stop_reason == "max_tokens"
+
+
+@dataclass(frozen=True)
+class SweepEvent:
+    """What subscribers receive: a model event of one sample, or a status change."""
+
+    cell_index: int
+    repeat: int
+    status: Status
+    event: Event | None = None
+    items: tuple[dict[str, Any], ...] = ()
+    """Artifact items completed by this event (drawing elements, sculpture parts)."""
+
+
+@dataclass
+class Spread:
+    """Mean and spread of one number over a cell's samples."""
+
+    mean: float
+    stdev: float | None
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, values: list[float]) -> Spread:
+        """Mean, sample standard deviation (k ≥ 3), min and max."""
+        stdev = statistics.stdev(values) if len(values) >= 3 else None
+        return cls(statistics.fmean(values), stdev, min(values), max(values))
+
+    def text(self, digits: int = 0) -> str:
+        """``27 ± 3 (24–31)``; with two samples only the range."""
+        fmt = f"{{:,.{digits}f}}"
+        span = f"({fmt.format(self.low)}–{fmt.format(self.high)})"
+        if self.stdev is None:
+            return (
+                f"{fmt.format(self.mean)} {span}"
+                if self.low != self.high
+                else fmt.format(self.mean)
+            )
+        return f"{fmt.format(self.mean)} ± {fmt.format(self.stdev)} {span}"
+
+
+@dataclass
+class SweepResult:
+    """The outcome of a sweep (also when stopped)."""
+
+    id: str
+    plan: Plan
+    estimate: SweepEstimate
+    samples: list[Sample]
+    created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    wall_s: float = 0.0
+    stopped: bool = False
+    worker: str | None = None
+    """The process running the sweep (a dead one's sweep is shown as interrupted)."""
+
+    @property
+    def serial_s(self) -> float:
+        """The serial equivalent: the sum of every call's time."""
+        return sum(s.seconds for s in self.samples)
+
+    @property
+    def cost_usd(self) -> Decimal | None:
+        """Σ actual cost (None if any call had no price)."""
+        costs = [s.cost_usd for s in self.samples if s.result is not None]
+        if any(c is None for c in costs):
+            return None
+        return sum((c for c in costs if c is not None), Decimal(0))
+
+    def cell_samples(self, index: int) -> list[Sample]:
+        """The samples of one cell, in repeat order."""
+        return [s for s in self.samples if s.cell.index == index]
+
+    def cell_status(self, index: int) -> Status:
+        """A cell's status from its samples: any running → running; all queued → queued;
+        any stopped → stopped; any failed → failed; else done."""
+        states = {s.status for s in self.cell_samples(index)}
+        statuses: tuple[Status, ...] = ("running", "stopped", "failed")
+        for status in statuses:
+            if status in states:
+                return status
+        return "queued" if states == {"queued"} else "done"
+
+    @property
+    def ok(self) -> bool:
+        """Every call finished normally (no failure, truncation or stop)."""
+        return all(s.status == "done" and not s.truncated for s in self.samples)
