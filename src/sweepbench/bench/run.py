@@ -25,9 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
-import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,13 +33,15 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from sweepbench.bench.followups import filter_code, second_try
+from sqlalchemy.engine import Connection
+
+from sweepbench.bench.answers import Answer, from_result, verdict_schema
+from sweepbench.bench.followups import second_try
 from sweepbench.bench.items import Item, Task
 from sweepbench.bench.plan import Limits, run_id_for
-from sweepbench.bench.ratelimit import RateLimiter, RateLimits
-from sweepbench.bench.report import catalogue_json
+from sweepbench.bench.record import build_record, dump_record
+from sweepbench.bench.report import catalogue_json, load_report
 from sweepbench.bench.resume import JUDGE_ERRORS, PreparedRun
-from sweepbench.bench.retry import RetryPolicy, error_type
 from sweepbench.bench.scoring import format_checker, score_answer
 from sweepbench.bench.scoring.base import Score
 from sweepbench.bench.scoring.judge import JUDGE_MAX_TOKENS, judge_messages, parse_verdict
@@ -52,11 +52,13 @@ from sweepbench.bench.storage import (
     SpendLine,
     this_worker,
 )
-from sweepbench.errors import ErrorKind, ProviderError, SweepbenchError, UserError
-from sweepbench.models.base import GenerateSettings, Message, Model, Request, Result
-from sweepbench.models.registry import resolve
-from sweepbench.money.prices import Price, price_for
-from sweepbench.settings import scrub, secret_values
+from sweepbench.engine import BatchedRecorder, CallOutcome, CallSpec, Executor, LeaseHolds
+from sweepbench.engine.ratelimit import RateLimits
+from sweepbench.engine.retry import RetryPolicy, error_type
+from sweepbench.errors import SweepbenchError, UserError
+from sweepbench.models.base import GenerateSettings, Message, Request, Result
+from sweepbench.money.ledger import Ledger, SpendRefused
+from sweepbench.roles import BENCH_ROLES, Role
 from sweepbench.store import Store
 
 log = logging.getLogger(__name__)
@@ -120,27 +122,6 @@ class _Stop(Exception):
         self.reason = reason
 
 
-@dataclass
-class _Answer:
-    text: str
-    stop_reason: str
-    attempts: int
-    input_tokens: int = 0
-    output_tokens: int = 0
-    reasoning_tokens: int = 0
-    latency_ms: int = 0
-    error: ProviderError | None = None
-    format_valid: bool = True
-
-    def after(self, other: _Answer) -> _Answer:
-        """This answer, counting the tokens and time of the other try too."""
-        self.input_tokens += other.input_tokens
-        self.output_tokens += other.output_tokens
-        self.reasoning_tokens += other.reasoning_tokens
-        self.latency_ms += other.latency_ms
-        return self
-
-
 class BenchRunner:
     """Runs one session of a prepared run. ``await runner.run()`` returns the outcome;
     ``runner.stop()`` (from a signal handler or another task) ends it early, keeping every
@@ -174,11 +155,22 @@ class BenchRunner:
         self.concurrency = concurrency
         self.retry = retry or RetryPolicy()
         self.on_progress = on_progress
-        self._rng = random.Random(seed)
+        self.ledger = Ledger(store)
+        self._holds = LeaseHolds(self.ledger)
+        self._recorder = BatchedRecorder(store)
+        self.executor = Executor(
+            store,
+            ledger=self.ledger,
+            holds=self._holds,
+            recorder=self._recorder,
+            retry=self.retry,
+            concurrency=concurrency,
+            rate_limits=rate_limits,
+            seed=seed,
+        )
         self._tasks: dict[str, Task] = {t.id: t for t in plan.tasks}
         self._limits: Limits = plan.limits
         self._spent: dict[str, Decimal] = {r.role: r.spent for r in plan.roles}
-        self._secrets = secret_values()
         self._stopping = False
         self._stop_status: tuple[str, str] | None = None
         self._workers: list[asyncio.Task[None]] = []
@@ -186,12 +178,7 @@ class BenchRunner:
         self._pending_spend: list[SpendLine] = []
         self._wake = asyncio.Event()
         self._writer_done = False
-        self._models: dict[str, Model] = {}
-        self._semaphores: dict[str, asyncio.Semaphore] = {}
-        self._prices: dict[str, Price | None] = {}
         self._retries: dict[str, list[dict[str, Any]]] = {}
-        self._rate_limits = rate_limits or RateLimits()
-        self._limiters: dict[str, RateLimiter] = {}
         self._answer_settings = GenerateSettings(max_tokens=plan.config.max_tokens)
         previous = prepared.previous
         started = datetime.now(UTC)
@@ -267,10 +254,12 @@ class BenchRunner:
         try:
             await asyncio.gather(*self._workers, return_exceptions=True)
         finally:
+            self._holds.close_all()  # every lease settles with the last batch
             self._writer_done = True
             self._wake.set()
             await writer
             self._flush()
+            await self.executor.aclose()
         return self._finish(time.perf_counter() - started)
 
     def _record_start(self) -> None:
@@ -290,7 +279,7 @@ class BenchRunner:
             "worker": this_worker(),
         }  # fmt: skip
         if self.prepared.previous is None:
-            self.runs.create_run(
+            self.run_id = self.runs.start_run(
                 RunRow(
                     id=self.run_id,
                     config_hash=plan.config.hash,
@@ -306,11 +295,18 @@ class BenchRunner:
                 )
             )
         else:
-            self.runs.set_status(
-                self.run_id, "running", None, limits=settings["limits"],
-                concurrency=self.concurrency, worker=settings["worker"],
+            self.runs.claim_run(
+                self.run_id, limits=settings["limits"], concurrency=self.concurrency,
+                worker=settings["worker"],
                 benchmark_source=settings["benchmark_source"],  # the data may have moved
             )  # fmt: skip
+        self.progress.run_id = self.run_id
+        # the run's limits live in the ledger, so every process spending for it is held to them
+        limits = plan.limits
+        roles: dict[str, Decimal] = {
+            r: usd for r in BENCH_ROLES if (usd := limits.for_role(r)) is not None
+        }
+        self.ledger.set_limits(self.run_id, limits.total, roles)
 
     def _finish(self, wall_s: float) -> RunOutcome:
         statuses = self.runs.statuses(self.run_id)
@@ -328,6 +324,7 @@ class BenchRunner:
             status, reason = "completed", None
         spent = dict(self._spent)
         self.runs.set_status(self.run_id, status, reason, spent=_money_json(spent))
+        self._write_record()
         return RunOutcome(
             run_id=self.run_id,
             status=status,
@@ -342,13 +339,24 @@ class BenchRunner:
             resumed=self.prepared.previous is not None,
         )
 
+    def _write_record(self) -> None:
+        """Store the run's record (scores with intervals, coverage, spend by role, prices), so
+        nothing later recomputes every answer's bootstrap to show it. A record that cannot be
+        built is logged, never a failed run: the answers are what counts."""
+        try:
+            prices = self.executor.prices()
+            record = build_record(load_report(self.store, self.run_id), self.plan, prices=prices)
+            self.runs.set_record(self.run_id, dump_record(record))
+        except Exception:
+            log.exception("could not write the record of run %s", self.run_id)
+
     # -- one item ----------------------------------------------------------------------------
 
     async def _process(self, item: Item) -> None:
         task = self._tasks[item.task]
         stored = self.prepared.regrade.get(item.key)
         if stored is not None:
-            answer = _Answer(
+            answer = Answer(
                 text=stored["answer"], stop_reason=stored["stop_reason"] or "end",
                 attempts=stored["attempts"], input_tokens=stored["input_tokens"],
                 output_tokens=stored["output_tokens"],
@@ -366,7 +374,7 @@ class BenchRunner:
             return
         self._queue(self._auto_scored(task, item, answer))
 
-    def _auto_scored(self, task: Task, item: Item, answer: _Answer) -> AnswerRow:
+    def _auto_scored(self, task: Task, item: Item, answer: Answer) -> AnswerRow:
         """The row of an answer checked by its task's rule (a scoring error is a failure)."""
         try:
             score = score_answer(task, item, answer.text)
@@ -374,7 +382,7 @@ class BenchRunner:
             return self._failure(item, "scoring_error", str(exc), answer=answer)
         return self._scored(item, answer, score, judge=None)
 
-    async def _answer(self, task: Task, item: Item) -> _Answer:
+    async def _answer(self, task: Task, item: Item) -> Answer:
         """Ask the model under test (with retries), then once more where spec §10.3 says so:
         a choice answer without a letter, or a math answer cut by the length limit."""
         config = self.plan.config
@@ -383,7 +391,7 @@ class BenchRunner:
         )
         request = Request(config.model, messages, self._answer_settings)
         result, attempts = await self._call("target", request, item.key)
-        answer = _from_result(result, attempts, self._scrub)
+        answer = from_result(result, attempts, self._scrub)
         if answer.error is not None:
             return answer
         check = format_checker(task, item)
@@ -400,20 +408,20 @@ class BenchRunner:
         except asyncio.CancelledError:  # stopped during the second try: keep the first
             self._queue(self._auto_scored(task, item, answer))
             raise
-        again = _from_result(retried, attempts + more, self._scrub)
+        again = from_result(retried, attempts + more, self._scrub)
         if again.error is None and (check is None or check(again.text)):
             return again.after(answer)
         answer.attempts = again.attempts  # the first answer stands; both tries are counted
         return answer.after(again)
 
-    async def _judge(self, task: Task, item: Item, answer: _Answer) -> None:
+    async def _judge(self, task: Task, item: Item, answer: Answer) -> None:
         """Grade with the judge model; an unparseable verdict is retried once, then kept as a
         failure with the raw text (never a silent 0)."""
         config = self.plan.config
         assert config.judge is not None and task.judge is not None
         decision = config.decision_judge
         messages = judge_messages(task, item, answer.text, decision=decision)
-        schema = _verdict_schema(task, decision)
+        schema = verdict_schema(task, decision)
         request = Request(
             config.judge,
             messages,
@@ -447,120 +455,58 @@ class BenchRunner:
         )  # fmt: skip
 
     def _judge_max_tokens(self) -> int:
-        judge = self._model(self.plan.config.judge or "")
+        judge = self.executor.model(self.plan.config.judge or "")
         limit = judge.info.max_output_tokens
         return min(JUDGE_MAX_TOKENS, limit) if limit else JUDGE_MAX_TOKENS
 
-    # -- calls, retries and money ------------------------------------------------------------
+    # -- calls and money ---------------------------------------------------------------------
 
-    def _model(self, model_id: str) -> Model:
-        model = self._models.get(model_id)
-        if model is None:
-            model = self._models[model_id] = resolve(model_id)
-            self._semaphores[model_id] = asyncio.Semaphore(self.concurrency)
-            provider = f"provider:{model.info.provider}"
-            self._semaphores.setdefault(provider, asyncio.Semaphore(self.concurrency))
-            limits = self._rate_limits
-            if limits.rpm is None and model_id.endswith(":free"):  # the user's value wins
-                limits = dataclasses.replace(limits, rpm=FREE_MODEL_RPM)
-            if limits.any:
-                self._limiters[model_id] = RateLimiter(limits)
-        return model
-
-    def _check_budget(self, role: str) -> None:
-        limits = self._limits
-        if limits.total is None and limits.target is None and limits.judge is None:
-            return
-        # "reached" needs money spent: a $0 limit lets $0 (local) calls run
-        total = sum(self._spent.values(), Decimal(0))
-        if limits.total is not None and total >= limits.total and total > 0:
-            raise _Stop("paused_budget", "the run reached its spending limit")
-        role_limit = limits.for_role(role)
-        role_spent = self._spent.get(role, Decimal(0))
-        if role_limit is not None and role_spent >= role_limit and role_spent > 0:
-            word = "model under test" if role == "target" else "judge"
-            raise _Stop("paused_budget", f"the {word} reached its spending limit")
-
-    async def _call(self, role: str, request: Request, key: str) -> tuple[Result, int]:
-        """One call with retries; returns the last result and the attempts made. Raises
-        _Stop when the run must stop (a limit reached, the key out of credit or rejected)."""
-        model = self._model(request.model)
-        per_model = self._semaphores[request.model]
-        per_provider = self._semaphores[f"provider:{model.info.provider}"]
-        attempt = 0
-        while True:
-            attempt += 1
-            if self._stopping:
-                raise _Stop(*(self._stop_status or ("interrupted", "stopped")))
-            self._check_budget(role)
-            limiter = self._limiters.get(request.model)
-            if limiter is not None:
-                await limiter.acquire(_request_tokens(request))
-            async with per_provider, per_model:
-                result = await self._stream(model, request, role, key)
-            error = result.error
-            if error is None:
-                return result, attempt
-            if error.kind is ErrorKind.QUOTA:
-                raise _Stop("interrupted", "the key ran out of credit")
-            if error.kind is ErrorKind.AUTH:
-                raise _Stop("interrupted", f"the key was not accepted ({self._scrub(str(error))})")
-            if not error.retryable or attempt >= self.retry.max_attempts:
-                return result, attempt
-            wait = self.retry.delay(attempt, error, self._rng)
-            self._retries.setdefault(key, []).append(
-                {"attempt": attempt, "role": role, "next_delay_s": round(wait, 3),
-                 "error_type": error_type(error), "error": self._scrub(str(error))}
-            )  # fmt: skip
-            await asyncio.sleep(wait)
-
-    async def _stream(self, model: Model, request: Request, role: str, key: str) -> Result:
-        result = Result(request.model)
-        started = time.perf_counter()
-        events = model.stream(request)
+    async def _call(self, role: Role, request: Request, key: str) -> tuple[Result, int]:
+        """One call through the engine (its retries included); returns the last result and the
+        attempts made. Raises _Stop when the run must stop: a ceiling or limit refused the
+        call's hold (the refusal names it), or the key is out of credit or refused."""
+        if self._stopping:
+            raise _Stop(*(self._stop_status or ("interrupted", "stopped")))
+        spec = CallSpec(request, role, run_id=self.run_id, key=key)
         try:
-            async for event in events:
-                result.add(event, started)
-        except asyncio.CancelledError:
-            result.stop_reason = "cancelled"
-            result.estimate_missing_usage(request)
-            self._charge(model, result, role, key)  # billed tokens of a stopped call count
-            raise
-        finally:
-            await events.aclose()  # closes the provider connection at once, not at GC time
-        result.wall_s = time.perf_counter() - started
-        if result.stop_reason == "error":
-            result.estimate_missing_usage(request)
-        self._charge(model, result, role, key)
-        return result
+            outcome = await self.executor.execute(spec)
+        except SpendRefused as refused:
+            raise _Stop("paused_budget", str(refused)) from None
+        self._account(role, request.model, outcome, key)
+        if outcome.halt is not None:
+            raise _Stop("interrupted", outcome.halt)
+        return outcome.result, outcome.attempts
 
-    def _charge(self, model: Model, result: Result, role: str, key: str) -> None:
-        """Count a call's cost against its role (the provider's figure, else tokens × price)
-        and queue its spend line."""
-        usage = result.usage
-        usd: Decimal | None
-        if usage.cost_usd is not None:
-            usd, source = usage.cost_usd, "reported"
-        else:
-            if model.id not in self._prices:
-                self._prices[model.id] = price_for(model.info)
-            price = self._prices[model.id]
-            usd, source = (None, "unpriced") if price is None else (price.cost(usage), "computed")
+    def _account(self, role: Role, model: str, outcome: CallOutcome, key: str) -> None:
+        """Count a call's cost against its role and queue its spend line (the ledger itself
+        settles through the leases, in the same group commit)."""
+        if outcome.retries:
+            self._retries.setdefault(key, []).extend(outcome.retries)
+        usd = outcome.cost_usd
         if usd is not None:
             self._spent[role] = self._spent.get(role, Decimal(0)) + usd
             self.progress.spent += usd
         if usd != 0:  # a $0 call (local, scripted) has no money to account for
+            source = outcome.price_source or ""
+            kind = (
+                "unpriced"
+                if usd is None
+                else "reported"
+                if source.startswith("reported")
+                else "computed"
+            )
+            usage = outcome.result.usage
             self._pending_spend.append(
-                SpendLine(key, role, model.id, usage.input_tokens, usage.output_tokens,
-                          usage.reasoning_tokens, usd, source)
+                SpendLine(key, role, model, usage.input_tokens, usage.output_tokens,
+                          usage.reasoning_tokens, usd, kind)
             )  # fmt: skip
 
     # -- records -----------------------------------------------------------------------------
 
     def _scrub(self, text: str) -> str:
-        return scrub(text, self._secrets)
+        return self.executor.scrub(text)
 
-    def _scored(self, item: Item, answer: _Answer, score: Score, *, judge: str | None) -> AnswerRow:
+    def _scored(self, item: Item, answer: Answer, score: Score, *, judge: str | None) -> AnswerRow:
         meta = dict(score.metadata)
         if not answer.format_valid or not score.format_valid:
             meta["format_valid"] = False
@@ -580,7 +526,7 @@ class BenchRunner:
         error_type: str,
         message: str,
         *,
-        answer: _Answer | None = None,
+        answer: Answer | None = None,
         raw_judge: str | None = None,
     ) -> AnswerRow:
         return AnswerRow(
@@ -618,7 +564,7 @@ class BenchRunner:
             with contextlib.suppress(TimeoutError):  # a heartbeat while nothing finishes
                 await asyncio.wait_for(self._wake.wait(), HEARTBEAT_S)
             self._wake.clear()
-            if self._pending_answers or self._pending_spend:
+            if self._pending_answers or self._pending_spend or self._recorder.pending:
                 self._flush()
                 await asyncio.sleep(0)  # workers go on between batches
             elif not self._writer_done:
@@ -627,52 +573,16 @@ class BenchRunner:
                 return
 
     def _flush(self) -> None:
-        """Write what is waiting, in one transaction."""
+        """Write what is waiting — answers, spend lines, the calls' rows and the settlement of
+        every lease whose calls have ended — in one transaction."""
         answers, spend = self._pending_answers, self._pending_spend
         self._pending_answers, self._pending_spend = [], []
-        self.runs.write(self.run_id, answers, spend)
 
+        def calls_and_money(conn: Connection) -> None:
+            self._recorder.write_in(conn)
+            self._holds.settle_in(conn)
 
-def _from_result(result: Result, attempts: int, scrub: Callable[[str], str]) -> _Answer:
-    """The answer a call gave. A provider's content filter refusing the prompt is an answer
-    (``[UPSTREAM_FILTERED:<code>] <message>``, scored like any other, usually a fail), not an
-    error: it says something about the model as deployed (spec §10.2)."""
-    usage = result.usage
-    error = result.error if result.stop_reason == "error" else None
-    text = result.text
-    code = None if error is None else filter_code(error)
-    if error is not None and code is not None:
-        text, error = scrub(f"[UPSTREAM_FILTERED:{code}] {error.args[0]}"), None
-    return _Answer(
-        text=text,
-        stop_reason=result.stop_reason if code is None else "refusal",
-        attempts=attempts,
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        reasoning_tokens=usage.reasoning_tokens,
-        latency_ms=int(result.wall_s * 1000),
-        error=error,
-    )
-
-
-def _request_tokens(request: Request) -> int:
-    """The most a request can use: prompt characters ÷ 4 plus its output budget."""
-    prompt = sum(len(m.content) for m in request.messages) // 4
-    return prompt + (request.settings.max_tokens or 0)
-
-
-def _verdict_schema(task: Task, decision: bool) -> dict[str, Any]:
-    assert task.judge is not None
-    labels = [task.judge.positive_label, task.judge.negative_label]
-    properties: dict[str, Any] = {"judge_result": {"type": "string", "enum": labels}}
-    if not decision:
-        properties |= {"score": {"type": "number"}, "judge_reason": {"type": "string"}}
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
+        self.runs.write(self.run_id, answers, spend, also=calls_and_money)
 
 
 def _limits_json(limits: Limits) -> dict[str, str | None]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import socket
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -154,6 +154,53 @@ class BenchStore:
                 bench_runs.insert().values({**run.__dict__, "settings": _json(run.settings)})
             )
 
+    def start_run(self, run: RunRow) -> str:
+        """Insert a new run, atomically: refused (UserError) while another live process runs
+        the same settings — two sessions started together never both pay for them — and given
+        the next free id (``<id>-2``, …) when its id is taken. Returns the id used."""
+        with self._writer.begin() as conn:
+            _lock_runs(conn)
+            running = conn.execute(
+                sa.select(bench_runs).where(
+                    bench_runs.c.config_hash == run.config_hash, bench_runs.c.status == "running"
+                )
+            ).all()
+            for row in running:
+                other = _run_row(row)
+                if run_is_live(other):
+                    raise UserError(_busy(other))
+            run_id, n = run.id, 1
+            while conn.scalar(sa.select(bench_runs.c.id).where(bench_runs.c.id == run_id)):
+                n += 1
+                run_id = f"{run.id}-{n}"
+            values = {**run.__dict__, "id": run_id, "settings": _json(run.settings)}
+            conn.execute(bench_runs.insert().values(values))
+        return run_id
+
+    def claim_run(self, run_id: str, **settings: Any) -> None:
+        """Mark a stopped run ``running`` for this process, atomically (the check that no live
+        process continues it and the claim are one transaction); ``settings`` are merged into
+        its stored settings. UserError when a live process holds it."""
+        with self._writer.begin() as conn:
+            _lock_runs(conn)
+            row = conn.execute(sa.select(bench_runs).where(bench_runs.c.id == run_id)).first()
+            if row is None:
+                raise UserError(f"no benchmark run {run_id!r}")
+            current = _run_row(row)
+            if run_is_live(current):
+                raise UserError(_busy(current))
+            merged = {**current.settings, **settings}
+            conn.execute(
+                bench_runs.update()
+                .where(bench_runs.c.id == run_id)
+                .values(status="running", reason=None, updated_at=_now(), settings=_json(merged))
+            )
+
+    def set_record(self, run_id: str, record: str) -> None:
+        """Store a run's record (JSON) as its session ends."""
+        with self._writer.begin() as conn:
+            conn.execute(bench_runs.update().where(bench_runs.c.id == run_id).values(record=record))
+
     def set_status(
         self, run_id: str, status: str, reason: str | None = None, **settings: Any
     ) -> None:
@@ -229,10 +276,18 @@ class BenchStore:
 
     # -- answers and spend -------------------------------------------------------------------
 
-    def write(self, run_id: str, answers: Sequence[AnswerRow], spend: Sequence[SpendLine]) -> None:
+    def write(
+        self,
+        run_id: str,
+        answers: Sequence[AnswerRow],
+        spend: Sequence[SpendLine],
+        *,
+        also: Callable[[Connection], None] | None = None,
+    ) -> None:
         """Store a batch of answers (replacing earlier rows of the same keys) and their spend
-        lines, in one transaction."""
-        if not answers and not spend:
+        lines, in one transaction; ``also`` writes more in the same transaction (the calls'
+        rows and the ledger's settlements)."""
+        if not answers and not spend and also is None:
             return
         now = _now()
         with self._writer.begin() as conn:
@@ -240,6 +295,8 @@ class BenchStore:
                 _write_sqlite(conn, run_id, now, answers, spend)
             else:
                 _write_portable(conn, run_id, now, answers, spend)
+            if also is not None:
+                also(conn)
             conn.execute(
                 bench_runs.update().where(bench_runs.c.id == run_id).values(updated_at=now)
             )
@@ -389,3 +446,20 @@ def run_is_live(run: RunRow, now: datetime | None = None) -> bool:
         return True
     age = ((now or _now()) - run.updated_at).total_seconds()
     return age < STALE_AFTER_S
+
+
+_PG_RUNS_LOCK = 0x5357_5255  # "SWRU": serialises run claims on PostgreSQL
+
+
+def _lock_runs(conn: Connection) -> None:
+    """Serialise run claims (SQLite's writer already holds the database's write lock)."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_RUNS_LOCK})
+
+
+def _busy(run: RunRow) -> str:
+    worker = run.settings.get("worker") or {}
+    return (
+        f"run {run.id} is being run by another process (pid {worker.get('pid')} on "
+        f"{worker.get('host')}); wait for it or stop it"
+    )

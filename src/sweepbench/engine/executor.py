@@ -138,6 +138,10 @@ class Executor:
             return bound, max_tokens, None
         return bound, max_tokens, (bound * price.input + max_tokens * price.output) / MILLION
 
+    def prices(self) -> dict[str, Price | None]:
+        """The price of every model this executor has called (None: no price on file)."""
+        return dict(self._prices)
+
     async def aclose(self) -> None:
         """Release the adapters' clients."""
         for model in self._models.values():

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -109,7 +109,7 @@ class Ledger:
     # -- limits ----------------------------------------------------------------------------
 
     def set_limits(
-        self, run_id: str, total: Decimal | None, roles: dict[str, Decimal] | None = None
+        self, run_id: str, total: Decimal | None, roles: Mapping[str, Decimal] | None = None
     ) -> None:
         """Store a run's limits (its total and per role; None clears one). Every process that
         spends for the run is then held to them; setting them again (a resumed run with a
@@ -455,8 +455,8 @@ class Ledger:
 
 
 def _check_run_id(run_id: str) -> None:
-    if not run_id or len(run_id) > 64:
-        raise ValueError(f"a run id has 1–64 characters: {run_id!r}")
+    if not run_id or len(run_id) > 120:
+        raise ValueError(f"a run id has 1–120 characters: {run_id!r}")
 
 
 def _cap(amount: Decimal | None) -> int | None:

@@ -320,6 +320,16 @@ def m005_engine(conn: Connection) -> None:
     conn.execute(
         sa.text("CREATE INDEX ix_spend_reservations_worker ON spend_reservations (worker)")
     )
+    if conn.dialect.name == "postgresql":  # SQLite does not enforce VARCHAR lengths
+        # benchmark run ids (120 characters) now name calls, reservations and scopes too
+        for table, column, length in (
+            ("calls", "run_id", 120),
+            ("spend_reservations", "run_id", 120),
+            ("spend_totals", "scope", 200),
+        ):
+            conn.execute(
+                sa.text(f"ALTER TABLE {table} ALTER COLUMN {column} TYPE VARCHAR({length})")
+            )
     md = sa.MetaData()
     sa.Table(
         "workers",
