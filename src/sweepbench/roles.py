@@ -42,4 +42,7 @@ def parse_role(text: str, *, allowed: tuple[Role, ...] = ROLES) -> Role:
 
 def label(role: str) -> str:
     """A role's name for a person (the role itself when unknown)."""
-    return LABELS.get(role, role)  # type: ignore[call-overload]
+    for known, text in LABELS.items():
+        if known == role:
+            return text
+    return role

@@ -10,16 +10,17 @@ import json
 import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
-import click
 import typer
 import typer.main
 from rich.console import Console
 from rich.markup import escape
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 from sweepbench.errors import ProviderError, SweepbenchError, UserError
 
 if TYPE_CHECKING:
+    from typer._click import Command, Context  # typer's own click (the types TyperGroup uses)
+
     from sweepbench.models import ModelInfo
     from sweepbench.money.prices import Price
 
@@ -51,20 +52,20 @@ class LazyGroup(TyperGroup):
     """The top-level group: lists :data:`LAZY_COMMANDS` from their help lines and imports a
     command's module when the command is resolved to run."""
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def list_commands(self, ctx: Context) -> list[str]:
         eager = [name for name in super().list_commands(ctx) if name not in LAZY_COMMANDS]
         return [*eager, *LAZY_COMMANDS]
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         command = super().get_command(ctx, cmd_name)
         if command is None and cmd_name in LAZY_COMMANDS:
             # Only listings see this stand-in; resolve_command loads the real command first.
-            return click.Command(cmd_name, help=LAZY_COMMANDS[cmd_name][1])
+            return TyperCommand(cmd_name, help=LAZY_COMMANDS[cmd_name][1])
         return command
 
     def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
+        self, ctx: Context, args: list[str]
+    ) -> tuple[str | None, Command | None, list[str]]:
         if args and args[0] not in self.commands:
             if args[0] in LAZY_COMMANDS:
                 self.load(LAZY_COMMANDS[args[0]][0])
@@ -172,10 +173,10 @@ def generate(
 
     Ctrl-C stops generation and still prints what was produced."""
     import asyncio
-    import signal
 
     from sweepbench.engine import Call, CallSpec, Executor, RetryPolicy
     from sweepbench.engine.executor import INTERACTIVE_TIMEOUT_S
+    from sweepbench.engine.signals import stop_on_signals
     from sweepbench.models import Request, TextDelta
     from sweepbench.money.prices import format_usd
     from sweepbench.store import Store
@@ -201,14 +202,10 @@ def generate(
                 sys.stdout.flush()
 
         async def main() -> None:
-            loop = asyncio.get_running_loop()
-            for signum in (signal.SIGINT, signal.SIGTERM):  # SIGTERM (systemctl, docker) = stop
-                loop.add_signal_handler(signum, call.cancel)
             try:
-                await call.run(show)
+                with stop_on_signals(call.cancel):  # Ctrl-C or SIGTERM
+                    await call.run(show)
             finally:
-                for signum in (signal.SIGINT, signal.SIGTERM):
-                    loop.remove_signal_handler(signum)
                 await executor.aclose()
 
         asyncio.run(main())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from typing import Annotated
 
 import typer
@@ -44,6 +45,11 @@ def register(app: typer.Typer) -> None:
             else:
                 err.print(f"runs that spend money need the token in {TOKEN_VARIABLE}")
         err.print("Ctrl-C stops the server (and every sweep it is running).")
+
+        def terminate(signum: int, frame: object) -> None:
+            raise KeyboardInterrupt  # SIGTERM (systemctl stop, docker stop) acts as Stop all
+
+        signal.signal(signal.SIGTERM, terminate)
         try:
             server.serve_forever()
         except KeyboardInterrupt:

@@ -59,12 +59,16 @@ def _table(s: SpendSummary) -> Table:
             f"Left of the {format_usd(c.total_usd)} lifetime ceiling{mark('SWEEPBENCH_TOTAL_USD')}",
             format_usd(s.remaining_total),
         )
-    free = ", $0 calls exempt" if c.exempt_free_calls else ""
     table.add_row(
-        f"Calls in the last 60 min (of {c.calls_per_hour}{free})"
-        f"{mark('SWEEPBENCH_CALLS_PER_HOUR', 'SWEEPBENCH_EXEMPT_FREE_CALLS')}",
+        f"Paid sweep/generate calls in the last 60 min (of {c.calls_per_hour})"
+        f"{mark('SWEEPBENCH_CALLS_PER_HOUR')}",
         f"{s.calls_in_window} · {s.calls_left} left",
     )
+    if s.overruns:
+        table.add_row(
+            "[red]Charges above their reservation today[/red]",
+            f"[red]{s.overruns}[/red] (recorded as charged; see the calls log)",
+        )
     table.add_row("Set by environment", "\n".join(c.overridden) or "nothing")
     table.caption = s.allowance_text()
     return table

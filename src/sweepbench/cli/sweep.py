@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import signal
 import sys
 import time
 from decimal import Decimal
@@ -16,6 +15,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 
+from sweepbench.engine.signals import stop_on_signals
 from sweepbench.errors import BudgetExceeded, UserError
 from sweepbench.money.ledger import Ledger
 from sweepbench.money.prices import format_usd
@@ -361,9 +361,7 @@ def _run(plan: Plan, store: Store, ledger: Ledger, *, live: bool) -> SweepResult
     sweep = Sweep(plan, store=store, ledger=ledger)
 
     async def main() -> SweepResult:
-        loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGINT, sweep.stop_all)
-        try:
+        with stop_on_signals(sweep.stop_all):
             if not live:
                 return await sweep.run()
             view = sweep.result
@@ -375,8 +373,6 @@ def _run(plan: Plan, store: Store, ledger: Ledger, *, live: bool) -> SweepResult
             if not err.is_terminal:
                 err.line()  # a non-terminal Live leaves its last line open
             return await task
-        finally:
-            loop.remove_signal_handler(signal.SIGINT)
 
     try:
         return asyncio.run(main())

@@ -322,13 +322,13 @@ def m005_engine(conn: Connection) -> None:
     )
     if conn.dialect.name == "postgresql":  # SQLite does not enforce VARCHAR lengths
         # benchmark run ids (120 characters) now name calls, reservations and scopes too
-        for table, column, length in (
+        for table, name, length in (
             ("calls", "run_id", 120),
             ("spend_reservations", "run_id", 120),
             ("spend_totals", "scope", 200),
         ):
             conn.execute(
-                sa.text(f"ALTER TABLE {table} ALTER COLUMN {column} TYPE VARCHAR({length})")
+                sa.text(f"ALTER TABLE {table} ALTER COLUMN {name} TYPE VARCHAR({length})")
             )
     md = sa.MetaData()
     sa.Table(

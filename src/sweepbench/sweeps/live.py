@@ -11,9 +11,7 @@ nothing is ever read from another process's memory.
 
 from __future__ import annotations
 
-import asyncio
 import base64
-import contextlib
 import threading
 import time
 from collections.abc import Iterator
@@ -22,6 +20,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
+from sweepbench.engine.supervisor import Supervisor
 from sweepbench.models.base import TextDelta
 from sweepbench.money.ledger import Ledger
 from sweepbench.store import Store
@@ -199,16 +198,12 @@ def stored_view(document: dict[str, Any], now: datetime | None = None) -> dict[s
 class SweepRunner:
     """Runs sweeps on one background event loop for the life of the process."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, supervisor: Supervisor | None = None) -> None:
         self.store = store
         self.ledger = Ledger(store)
         self._sweeps: dict[str, LiveSweep] = {}
         self._lock = threading.Lock()
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(
-            target=self._loop.run_forever, name="sweepbench-sweeps", daemon=True
-        )
-        self._thread.start()
+        self._supervisor = supervisor or Supervisor("sweepbench-sweeps")
 
     def start(self, plan: Plan, *, run_limit_usd: Decimal | None = None) -> LiveSweep:
         """Admit the plan now (raises UserError / BudgetExceeded) and run it in the
@@ -219,7 +214,7 @@ class SweepRunner:
         with self._lock:
             self._sweeps[live.id] = live
             self._forget_old()
-        asyncio.run_coroutine_threadsafe(self._run(live), self._loop)
+        self._supervisor.submit(self._run(live))
         return live
 
     async def _run(self, live: LiveSweep) -> None:
@@ -249,7 +244,7 @@ class SweepRunner:
             return 0
         pending = sum(1 for s in live.sweep.samples if s.status in ("queued", "running"))
         live.sweep.stopping = True
-        self._loop.call_soon_threadsafe(live.sweep.stop_all)
+        self._supervisor.call(live.sweep.stop_all)
         return pending
 
     def file(self, sweep_id: str, position: int, ext: str) -> bytes | None:
@@ -283,10 +278,7 @@ class SweepRunner:
         deadline = time.monotonic() + timeout
         for live in list(self.running()):
             live.wait_done(max(deadline - time.monotonic(), 0.0))
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout)
-        with contextlib.suppress(RuntimeError):
-            self._loop.close()
+        self._supervisor.close(timeout)
 
     def _forget_old(self) -> None:
         finished = [k for k, v in self._sweeps.items() if v.done]
