@@ -115,6 +115,29 @@ async def test_error_event_mid_stream_keeps_the_text(srv: AnthropicServer) -> No
     assert result.text == "one two"
 
 
+@pytest.mark.parametrize(
+    ("error_type", "kind"),
+    [
+        ("overloaded_error", ErrorKind.RETRYABLE),
+        ("api_error", ErrorKind.RETRYABLE),
+        ("rate_limit_error", ErrorKind.RETRYABLE),
+        ("authentication_error", ErrorKind.AUTH),
+        ("billing_error", ErrorKind.QUOTA),
+        ("not_found_error", ErrorKind.NOT_FOUND),
+        ("invalid_request_error", ErrorKind.BAD_REQUEST),
+    ],
+)
+async def test_error_event_is_classified_by_its_type(
+    srv: AnthropicServer, error_type: str, kind: ErrorKind
+) -> None:
+    """An ``event: error`` arrives on the stream's 200: its type says what it stands for."""
+    srv.fail(after=1, message="it went wrong", type=error_type)
+    result = await run(MODEL)
+    assert result.stop_reason == "error" and result.error is not None
+    assert result.error.kind is kind
+    assert str(result.error) == "anthropic: it went wrong"
+
+
 async def test_dropped_connection_is_a_retryable_error(srv: AnthropicServer) -> None:
     srv.drop(after=2, text="one two three four")
     result = await run(MODEL)

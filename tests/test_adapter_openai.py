@@ -81,6 +81,45 @@ async def test_responses_in_band_failures(srv: OpenAIServer, kind: str) -> None:
     assert result.text == "a b"
 
 
+@pytest.mark.parametrize("kind", ["error", "failed"])
+@pytest.mark.parametrize(
+    ("code", "error_kind"),
+    [
+        ("server_error", ErrorKind.RETRYABLE),
+        ("rate_limit_exceeded", ErrorKind.RETRYABLE),
+        ("insufficient_quota", ErrorKind.QUOTA),
+        ("invalid_api_key", ErrorKind.AUTH),
+    ],
+)
+async def test_responses_in_band_failures_are_classified_by_code(
+    srv: OpenAIServer, kind: str, code: str, error_kind: ErrorKind
+) -> None:
+    failure = StreamFailure(after=1, message="boom", code=code, kind=kind)  # type: ignore[arg-type]
+    srv.push(Reply("a b", failure=failure))
+    result = await run(MODEL)
+    assert result.error is not None and result.error.kind is error_kind
+    assert str(result.error) == "openai: boom"
+
+
+@pytest.mark.parametrize(
+    ("code", "error_type", "kind"),
+    [
+        (None, "server_error", ErrorKind.RETRYABLE),
+        ("rate_limit_exceeded", "requests", ErrorKind.RETRYABLE),
+        ("context_length_exceeded", "invalid_request_error", ErrorKind.CONTEXT_OVERFLOW),
+        ("invalid_api_key", "invalid_request_error", ErrorKind.AUTH),
+    ],
+)
+async def test_compatible_in_band_error_chunk_is_classified(
+    srv: OpenAIServer, code: str | None, error_type: str, kind: ErrorKind
+) -> None:
+    srv.fail(after=1, message="went wrong", code=code, type=error_type)
+    result = await run("compatible/m")
+    assert result.stop_reason == "error" and result.text == "Hello"
+    assert result.error is not None and result.error.kind is kind
+    assert str(result.error) == "compatible: went wrong"
+
+
 @pytest.mark.parametrize(
     ("status", "code", "kind"),
     [

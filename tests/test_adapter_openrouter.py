@@ -67,6 +67,27 @@ async def test_in_band_error_chunk_is_an_error(srv: OpenRouterServer) -> None:
     assert result.stop_reason == "error"
 
 
+@pytest.mark.parametrize(
+    ("code", "kind"),
+    [
+        (502, ErrorKind.RETRYABLE),
+        (429, ErrorKind.RETRYABLE),
+        (401, ErrorKind.AUTH),
+        (402, ErrorKind.QUOTA),
+        (400, ErrorKind.BAD_REQUEST),
+    ],
+)
+async def test_in_band_error_chunk_is_classified_by_its_code(
+    srv: OpenRouterServer, code: int, kind: ErrorKind
+) -> None:
+    """OpenRouter's mid-stream ``error.code`` is the HTTP status the failure stands for."""
+    srv.fail(after=1, message="upstream said no", code=code)
+    result = await run(MODEL)
+    assert result.stop_reason == "error" and result.error is not None
+    assert (result.error.kind, result.error.status) == (kind, code)
+    assert str(result.error).startswith("openrouter: upstream said no")
+
+
 async def test_cancel_disconnects(srv: OpenRouterServer) -> None:
     assert await cancel_after(MODEL, srv) == 3
     assert srv.wait_disconnect(3)

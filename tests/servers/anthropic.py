@@ -39,6 +39,7 @@ from .base import (
     Exchange,
     FakeServer,
     HttpError,
+    Raw,
     RecordedRequest,
     Reply,
     Sse,
@@ -148,6 +149,8 @@ class AnthropicServer(FakeServer):
         script = self.next_script() or self.default_reply
         if isinstance(script, HttpError):
             return self.send_error(ex, script)
+        if isinstance(script, Raw):
+            return self.send_raw(ex, script)
         model = script.model or str(ex.request.json.get("model", "claude-fake"))
         if ex.request.stream:
             return self.play(ex, script, self._frames(script, model), self._failure)

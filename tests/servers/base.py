@@ -10,6 +10,7 @@ Scripting (the same on every server; the provider modules explain their wire for
         srv.drop(after=2)                        # next call: 2 content chunks, then the socket dies
         srv.slow(chunks=200, delay=0.05)         # next call: long and slow, for cancellation
         srv.fail(after=1, message="Overloaded")  # next call: an in-band error event mid-stream
+        srv.raw(b"data: {oops", drop=True)       # next call: these bytes verbatim, then hang up
         ...                                      # an empty queue answers with ``srv.default_reply``
         assert srv.wait_disconnect(2)            # the client hung up during a stream
 
@@ -31,7 +32,7 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar, Self
 from urllib.parse import parse_qsl, urlsplit
@@ -39,6 +40,7 @@ from urllib.parse import parse_qsl, urlsplit
 from .scripts import (
     Chunks,
     HttpError,
+    Raw,
     RecordedRequest,
     Reply,
     Route,
@@ -55,6 +57,7 @@ __all__ = [
     "Exchange",
     "FakeServer",
     "HttpError",
+    "Raw",
     "RecordedRequest",
     "Reply",
     "Script",
@@ -285,6 +288,13 @@ class FakeServer:
         self.push(script)
         return script
 
+    def raw(self, body: bytes | Sequence[bytes] = b"", **fields: Any) -> Raw:
+        """Queue a verbatim body (malformed SSE, an HTML page…); ``fields`` are :class:`Raw`
+        fields (``status``, ``content_type``, ``drop``, ``chunked``, ``headers``)."""
+        script = Raw(body, **fields)
+        self.push(script)
+        return script
+
     def next_script(self, route: Route = "generate") -> Script | None:
         with self._lock:
             queue = self._queues.get(route)
@@ -336,6 +346,32 @@ class FakeServer:
             headers["retry-after-ms"] = str(err.retry_after_ms)
         ex.request.outcome = "http_error"
         ex.send_json(err.status, self.error_body(err), headers)
+
+    def send_raw(self, ex: Exchange, raw: Raw) -> None:
+        """Write a :class:`Raw` script's bytes as they are."""
+        h = ex.handler
+        h.send_response(raw.status)
+        if raw.content_type is not None:
+            h.send_header("content-type", raw.content_type)
+        whole = b"".join(raw.pieces)
+        if raw.chunked:
+            h.send_header("transfer-encoding", "chunked")
+        else:
+            h.send_header("content-length", str(len(whole)))
+        for name, value in {**self.response_headers(), **raw.headers}.items():
+            h.send_header(name, value)
+        h.end_headers()
+        ex.request.outcome = "dropped" if raw.drop else "raw"
+        if not raw.chunked:
+            ex._write(whole)
+        else:
+            for piece in raw.pieces:
+                if piece:  # an empty chunk would end the body
+                    ex._write(b"%x\r\n%s\r\n" % (len(piece), piece))
+        if raw.drop:
+            ex.drop()
+        elif raw.chunked:
+            ex.end_stream()
 
     def play(
         self,

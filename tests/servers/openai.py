@@ -50,6 +50,7 @@ from .base import (
     Exchange,
     FakeServer,
     HttpError,
+    Raw,
     RecordedRequest,
     Reply,
     Sse,
@@ -187,6 +188,8 @@ class OpenAIServer(FakeServer):
         script = self.next_script() or self.default_reply
         if isinstance(script, HttpError):
             return self.send_error(ex, script)
+        if isinstance(script, Raw):
+            return self.send_raw(ex, script)
         model = script.model or str(ex.request.json.get("model", "gpt-fake"))
         if ex.request.stream:
             stream, failure = frames(ex.request, script, model)

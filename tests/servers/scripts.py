@@ -16,7 +16,7 @@ from typing import Any, Literal
 Chunks = str | Sequence[str]
 """Text as one string (split into word-sized chunks, leading space kept) or explicit chunks."""
 Route = Literal["generate", "models", "key"]
-Outcome = Literal["pending", "completed", "http_error", "dropped", "failed", "disconnected"]
+Outcome = Literal["pending", "completed", "http_error", "dropped", "failed", "disconnected", "raw"]
 
 
 def split_chunks(text: Chunks | None) -> list[str]:
@@ -132,7 +132,30 @@ class HttpError:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-Script = Reply | HttpError
+@dataclass
+class Raw:
+    """A response body written verbatim, for malformed streams: each piece of ``body`` is
+    sent (and flushed) as one HTTP chunk, so a test decides where the reads split.
+
+    With ``drop`` the server hangs up after the last piece instead of ending the body (the
+    client sees a truncated response, e.g. the connection closing mid-event). With
+    ``chunked=False`` the body is sent whole with a ``content-length`` (a plain, non-streamed
+    page, such as a proxy's HTML)."""
+
+    body: bytes | Sequence[bytes] = b""
+    status: int = 200
+    content_type: str | None = "text/event-stream; charset=utf-8"
+    """None: no ``content-type`` header at all."""
+    drop: bool = False
+    chunked: bool = True
+    headers: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def pieces(self) -> list[bytes]:
+        return [self.body] if isinstance(self.body, bytes) else list(self.body)
+
+
+Script = Reply | HttpError | Raw
 
 
 @dataclass
@@ -148,8 +171,9 @@ class RecordedRequest:
     """Parsed JSON, or None when the body was empty or not JSON."""
     raw: bytes = b""
     outcome: Outcome = "pending"
-    """``completed``, ``http_error``, ``dropped``, ``failed`` (in-band error) or
-    ``disconnected`` (client hung up); set just before the final bytes are written."""
+    """``completed``, ``http_error``, ``dropped``, ``failed`` (in-band error), ``raw`` (a
+    :class:`Raw` body) or ``disconnected`` (client hung up); set just before the final bytes
+    are written."""
 
     @property
     def json(self) -> dict[str, Any]:

@@ -25,7 +25,16 @@ from sweepbench.models.base import (
     UsageEvent,
 )
 from sweepbench.models.catalog import ModelInfo
-from sweepbench.models.http_errors import classify, retry_after, transport_error
+from sweepbench.models.http_errors import (
+    classify,
+    decode_error,
+    malformed,
+    no_events,
+    retry_after,
+    stream_error,
+    token_count,
+    transport_error,
+)
 from sweepbench.settings import base_url_override, key_hint, provider_key
 
 if TYPE_CHECKING:
@@ -98,29 +107,74 @@ class AnthropicModel(Model):
         return params
 
     async def _stream(self, request: Request, effort: str | None) -> AsyncGenerator[Event, None]:
+        from anthropic.types import Message
+
         stream = await self.client().messages.create(stream=True, **self.params(request, effort))
         usage = Usage()
         reason: str | None = None
+        events = 0
         try:
+            # The SDK builds events without validating them: every field read is checked, so
+            # an event of the wrong shape is a malformed stream, not an AttributeError.
             async for event in stream:
-                if event.type == "message_start":
-                    usage = _usage(event.message.usage, usage)
+                events += 1
+                kind = getattr(event, "type", None)
+                if not isinstance(kind, str):
+                    raise malformed("an event is not an object with a type", self.provider)
+                if kind == "message_start":
+                    message = getattr(event, "message", None)
+                    if not isinstance(message, Message):
+                        raise malformed("a message_start event has no message", self.provider)
+                    usage = self._usage(getattr(message, "usage", None), usage)
                     yield UsageEvent(usage)  # the prompt is billed even if the stream dies
-                elif event.type == "content_block_delta":
-                    delta = event.delta
-                    if delta.type == "text_delta":
-                        yield TextDelta(delta.text)
-                    elif delta.type == "thinking_delta":
-                        yield ReasoningDelta(delta.thinking)
-                elif event.type == "message_delta":
-                    usage = _usage(event.usage, usage)
-                    reason = event.delta.stop_reason or reason
+                elif kind == "content_block_delta":
+                    delta = getattr(event, "delta", None)
+                    delta_kind = getattr(delta, "type", None)
+                    if delta_kind == "text_delta":
+                        yield TextDelta(self._text(delta, "text"))
+                    elif delta_kind == "thinking_delta":
+                        yield ReasoningDelta(self._text(delta, "thinking"))
+                    elif not isinstance(delta_kind, str):
+                        raise malformed("a content_block_delta has no typed delta", self.provider)
+                elif kind == "message_delta":
+                    usage = self._usage(getattr(event, "usage", None), usage)
+                    stop = getattr(getattr(event, "delta", None), "stop_reason", None)
+                    if stop is not None and not isinstance(stop, str):
+                        raise malformed("a stop_reason is not a string", self.provider)
+                    reason = stop or reason
                     yield UsageEvent(usage)
-                elif event.type == "message_stop":
+                elif kind == "message_stop":
                     yield Finish(STOP_REASONS.get(reason or "", "end"), provider_reason=reason)
                     return
+                elif kind == "error":  # an error object under another event name
+                    raise stream_error({"error": getattr(event, "error", None)}, self.provider)
         finally:
             await stream.close()  # closes the HTTP response: generation and billing stop
+        if events == 0:
+            raise no_events(stream.response.headers.get("content-type"), self.provider)
+        raise ProviderError(
+            "the stream ended before message_stop", kind=ErrorKind.RETRYABLE, provider=self.provider
+        )
+
+    def _text(self, delta: Any, field: str) -> str:
+        text = getattr(delta, field, None)
+        if not isinstance(text, str):
+            raise malformed(f"a {field} delta has no {field} string", self.provider)
+        return text
+
+    def _usage(self, raw: Any, old: Usage) -> Usage:
+        """:func:`_usage` with the token counts checked (a malformed count is an error)."""
+        import anthropic
+
+        if raw is None:
+            return old
+        if not isinstance(raw, anthropic.BaseModel):
+            raise malformed("an event's usage is not an object", self.provider)
+        for name in _USAGE_FIELDS:
+            token_count(getattr(raw, name, None), name, self.provider)
+        details = getattr(raw, "output_tokens_details", None)
+        token_count(getattr(details, "thinking_tokens", None), "thinking_tokens", self.provider)
+        return _usage(raw, old)
 
     def prepare(self) -> None:
         self.client()  # a missing key fails here, before a call is recorded
@@ -128,6 +182,9 @@ class AnthropicModel(Model):
     def translate_error(self, exc: Exception) -> ProviderError | None:
         import anthropic
 
+        if isinstance(exc, anthropic.APIStatusError) and exc.status_code < 400:
+            # The SDK raises a status error carrying the 200 of the stream for `event: error`.
+            return stream_error(exc.body, self.provider)
         if isinstance(exc, anthropic.APIStatusError):
             body = exc.body if isinstance(exc.body, dict) else {}
             error = body.get("error", body) if isinstance(body, dict) else {}
@@ -145,12 +202,21 @@ class AnthropicModel(Model):
             return ProviderError(
                 f"connection failed: {exc}", kind=ErrorKind.RETRYABLE, provider=self.provider
             )
-        return transport_error(exc, self.provider)
+        # The SDK's own decoding of SSE data (json.loads, utf-8) is not wrapped in its errors.
+        return decode_error(exc, self.provider) or transport_error(exc, self.provider)
 
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.close()
             self._client = None
+
+
+_USAGE_FIELDS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
 
 
 def _usage(raw: Any, old: Usage) -> Usage:

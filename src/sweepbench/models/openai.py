@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,16 @@ from sweepbench.models.base import (
     UsageEvent,
 )
 from sweepbench.models.catalog import ModelInfo
-from sweepbench.models.http_errors import classify, retry_after, transport_error
+from sweepbench.models.http_errors import (
+    classify,
+    decode_error,
+    malformed,
+    no_events,
+    retry_after,
+    stream_error,
+    token_count,
+    transport_error,
+)
 from sweepbench.settings import base_url_override, key_hint, provider_key
 
 if TYPE_CHECKING:
@@ -94,11 +104,31 @@ class OpenAIClientModel(Model):
                 status=exc.status_code,
                 retry_after=retry_after(headers),
             )
-        if isinstance(exc, openai.APIError):  # an error event inside a stream, or a dropped link
+        if isinstance(exc, openai.APITimeoutError):
             return ProviderError(
-                str(exc.message), kind=classify(None, str(exc.message)), provider=self.provider
+                "the request timed out", kind=ErrorKind.RETRYABLE, provider=self.provider
             )
-        return transport_error(exc, self.provider)
+        if isinstance(exc, openai.APIConnectionError):  # refused, or dropped mid-stream
+            return ProviderError(
+                f"connection failed: {exc.__cause__ or exc.message}",
+                kind=ErrorKind.RETRYABLE,
+                provider=self.provider,
+            )
+        if isinstance(exc, openai.APIResponseValidationError):
+            return malformed("a chunk does not match the API's schema", self.provider)
+        if isinstance(exc, openai.APIError):  # `data: {"error": …}` inside a stream
+            return stream_error(exc.body, self.provider)
+        # The SDK's own decoding of SSE data (json.loads, utf-8) is not wrapped in its errors.
+        return decode_error(exc, self.provider) or transport_error(exc, self.provider)
+
+    def ended_early(self, stream: Any, events: int, what: str) -> ProviderError:
+        """The error for a stream that ended without its final event: ``what`` says what never
+        came; a body with no event at all is named by its content type (an HTML page…)."""
+        if events == 0:
+            return no_events(stream.response.headers.get("content-type"), self.provider)
+        return ProviderError(
+            f"the stream ended before {what}", kind=ErrorKind.RETRYABLE, provider=self.provider
+        )
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -138,24 +168,30 @@ class OpenAIModel(OpenAIClientModel):
     async def _stream(self, request: Request, effort: str | None) -> AsyncGenerator[Event, None]:
         stream = await self.client().responses.create(stream=True, **self.params(request, effort))
         refused = False
+        events = 0
         try:
+            # The SDK builds events without validating them: every field read is checked, so
+            # an event of the wrong shape is a malformed stream, not an AttributeError.
             async for event in stream:
-                kind = event.type
+                events += 1
+                kind = getattr(event, "type", None)
+                if not isinstance(kind, str):
+                    raise malformed("an event is not an object with a type", self.provider)
                 if kind == "response.output_text.delta":
-                    yield TextDelta(event.delta)
+                    yield TextDelta(self._delta(event, kind))
                 elif kind in (
                     "response.reasoning_summary_text.delta",
                     "response.reasoning_text.delta",
                 ):
-                    yield ReasoningDelta(event.delta)
+                    yield ReasoningDelta(self._delta(event, kind))
                 elif kind == "response.refusal.delta":
                     refused = True
-                    yield TextDelta(event.delta)
+                    yield TextDelta(self._delta(event, kind))
                 elif kind in ("response.completed", "response.incomplete"):
-                    response = event.response
-                    yield UsageEvent(_responses_usage(response.usage))
-                    details = response.incomplete_details
-                    reason = details.reason if details is not None else None
+                    response = self._response(event, kind)
+                    yield UsageEvent(_responses_usage(response.usage, self.provider))
+                    reason = getattr(response.incomplete_details, "reason", None)
+                    reason = reason if isinstance(reason, str) else None
                     if kind == "response.completed":
                         yield Finish("refusal" if refused else "end", provider_reason="completed")
                     elif reason == "max_output_tokens":
@@ -164,20 +200,31 @@ class OpenAIModel(OpenAIClientModel):
                         yield Finish("refusal", provider_reason=reason)
                     return
                 elif kind == "response.failed":
-                    error = event.response.error
-                    message = error.message if error is not None else "the response failed"
-                    code = error.code if error is not None else None
-                    raise ProviderError(
-                        message, kind=classify(None, message, code), provider=self.provider
-                    )
+                    error = getattr(self._response(event, kind), "error", None)
+                    fields = {"code": getattr(error, "code", None)}
+                    fields["message"] = getattr(error, "message", None)
+                    raise stream_error(fields, self.provider, "the response failed")
                 elif kind == "error":
-                    raise ProviderError(
-                        event.message,
-                        kind=classify(None, event.message, event.code),
-                        provider=self.provider,
-                    )
+                    fields = {"code": getattr(event, "code", None)}
+                    fields["message"] = getattr(event, "message", None)
+                    raise stream_error(fields, self.provider)
         finally:
             await stream.close()  # closes the HTTP response: generation and billing stop
+        raise self.ended_early(stream, events, "the response completed")
+
+    def _delta(self, event: Any, kind: str) -> str:
+        delta = getattr(event, "delta", None)
+        if not isinstance(delta, str):
+            raise malformed(f"a {kind} event has no text delta", self.provider)
+        return delta
+
+    def _response(self, event: Any, kind: str) -> Any:
+        from openai.types.responses import Response
+
+        response = getattr(event, "response", None)
+        if not isinstance(response, Response):
+            raise malformed(f"a {kind} event has no response object", self.provider)
+        return response
 
 
 class ChatCompletionsModel(OpenAIClientModel):
@@ -212,63 +259,131 @@ class ChatCompletionsModel(OpenAIClientModel):
         return params
 
     def usage(self, raw: Any) -> Usage:
-        """Our Usage from a chunk's ``usage``; vendors add fields (OpenRouter's cost)."""
+        """Our Usage from a chunk's ``usage``; vendors add fields (OpenRouter's cost). Token
+        counts that are not integers are a malformed stream."""
+        from openai.types import CompletionUsage
+
+        if not isinstance(raw, CompletionUsage):
+            raise malformed("a chunk's usage is not an object", self.provider)
         prompt_details = getattr(raw, "prompt_tokens_details", None)
         completion_details = getattr(raw, "completion_tokens_details", None)
+
+        def count(obj: Any, name: str) -> int:
+            return token_count(getattr(obj, name, None), name, self.provider) or 0
+
         return Usage(
-            input_tokens=raw.prompt_tokens or 0,
-            output_tokens=raw.completion_tokens or 0,
-            reasoning_tokens=getattr(completion_details, "reasoning_tokens", None) or 0,
-            cache_read_tokens=getattr(prompt_details, "cached_tokens", None) or 0,
+            input_tokens=count(raw, "prompt_tokens"),
+            output_tokens=count(raw, "completion_tokens"),
+            reasoning_tokens=count(completion_details, "reasoning_tokens"),
+            cache_read_tokens=count(prompt_details, "cached_tokens"),
             cost_usd=_decimal(getattr(raw, "cost", None)),
         )
+
+    def parse_chunk(self, chunk: Any) -> ChatPiece:
+        """What one streamed chunk carries, checked: the SDK builds chunks without validating
+        them, so a chunk of the wrong shape raises a malformed-stream ProviderError here rather
+        than an AttributeError (or a wrong value) further on."""
+        from openai.types.chat import ChatCompletionChunk
+        from openai.types.chat.chat_completion_chunk import Choice, ChoiceDelta
+
+        if not isinstance(chunk, ChatCompletionChunk):
+            raise malformed("a chunk is not a JSON object", self.provider)
+        kind: object = chunk.object  # typed as a literal, but nothing was validated
+        if kind == "error":  # older vLLM sends its error object unwrapped
+            raise stream_error(chunk.model_extra or {}, self.provider)
+        usage = None if chunk.usage is None else self.usage(chunk.usage)
+        choices: object = chunk.choices
+        if choices is None and usage is not None:
+            choices = []  # a usage-only chunk that leaves out the empty list
+        if not isinstance(choices, list):
+            raise malformed("a chunk has no choices list", self.provider)
+        if not choices:
+            return ChatPiece(usage)
+        choice = choices[0]
+        if not isinstance(choice, Choice):
+            raise malformed("a choice is not an object", self.provider)
+        # Azure's content-filter chunks carry no delta at all; only a delta of another type
+        # (a string, a list) is malformed.
+        delta = ChoiceDelta() if choice.delta is None else choice.delta
+        if not isinstance(delta, ChoiceDelta):
+            raise malformed("a choice's delta is not an object", self.provider)
+        extra = delta.model_extra or {}
+        thinking = extra.get("reasoning_content") or extra.get("reasoning")
+        return ChatPiece(
+            usage,
+            reasoning=thinking if isinstance(thinking, str) else "",
+            content=self._text(delta.content, "delta content"),
+            refusal=self._text(getattr(delta, "refusal", None), "delta refusal"),
+            finish_reason=self._text(choice.finish_reason, "finish_reason") or None,
+        )
+
+    def _text(self, value: object, what: str) -> str:
+        if value is None:
+            return ""
+        if not isinstance(value, str):
+            raise malformed(f"the {what} is not a string", self.provider)
+        return value
 
     async def _stream(self, request: Request, effort: str | None) -> AsyncGenerator[Event, None]:
         params = self.params(request, effort)
         stream = await self.client().chat.completions.create(stream=True, **params)
         reason: str | None = None
         usage: Usage | None = None
+        chunks = 0
         try:
             async for chunk in stream:
-                if chunk.usage is not None:
-                    usage = self.usage(chunk.usage)
-                for choice in chunk.choices[:1]:
-                    delta = choice.delta
-                    extra = delta.model_extra or {}
-                    thinking = extra.get("reasoning_content") or extra.get("reasoning")
-                    if isinstance(thinking, str) and thinking:
-                        yield ReasoningDelta(thinking)
-                    if delta.content:
-                        yield TextDelta(delta.content)
-                    if getattr(delta, "refusal", None):
-                        reason = "content_filter"
-                        yield TextDelta(str(delta.refusal))
-                    if choice.finish_reason:
-                        reason = choice.finish_reason
+                chunks += 1
+                piece = self.parse_chunk(chunk)
+                if piece.usage is not None:
+                    usage = piece.usage
+                if piece.reasoning:
+                    yield ReasoningDelta(piece.reasoning)
+                if piece.content:
+                    yield TextDelta(piece.content)
+                if piece.refusal:
+                    reason = "content_filter"
+                    yield TextDelta(piece.refusal)
+                if piece.finish_reason:
+                    reason = piece.finish_reason
         finally:
             await stream.close()  # closes the HTTP response: generation and billing stop
         if reason is None:
-            raise ProviderError(
-                "the stream ended before the model finished",
-                kind=ErrorKind.RETRYABLE,
-                provider=self.provider,
-            )
+            raise self.ended_early(stream, chunks, "the model finished")
         if usage is not None:
             yield UsageEvent(usage)
         yield Finish(CHAT_STOP_REASONS.get(reason, "end"), provider_reason=reason)
 
 
-def _responses_usage(raw: Any) -> Usage:
+@dataclass(frozen=True)
+class ChatPiece:
+    """The checked contents of one Chat Completions chunk (empty strings: nothing)."""
+
+    usage: Usage | None = None
+    reasoning: str = ""
+    content: str = ""
+    refusal: str = ""
+    finish_reason: str | None = None
+
+
+def _responses_usage(raw: Any, provider: str) -> Usage:
+    from openai.types.responses import ResponseUsage
+
     if raw is None:
         return Usage()
+    if not isinstance(raw, ResponseUsage):
+        raise malformed("a response's usage is not an object", provider)
     input_details = getattr(raw, "input_tokens_details", None)
     output_details = getattr(raw, "output_tokens_details", None)
+
+    def count(obj: Any, name: str) -> int:
+        return token_count(getattr(obj, name, None), name, provider) or 0
+
     return Usage(
-        input_tokens=raw.input_tokens,
-        output_tokens=raw.output_tokens,
-        reasoning_tokens=getattr(output_details, "reasoning_tokens", 0) or 0,
-        cache_read_tokens=getattr(input_details, "cached_tokens", 0) or 0,
-        cache_write_tokens=getattr(input_details, "cache_write_tokens", 0) or 0,
+        input_tokens=count(raw, "input_tokens"),
+        output_tokens=count(raw, "output_tokens"),
+        reasoning_tokens=count(output_details, "reasoning_tokens"),
+        cache_read_tokens=count(input_details, "cached_tokens"),
+        cache_write_tokens=count(input_details, "cache_write_tokens"),
     )
 
 
