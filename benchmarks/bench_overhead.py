@@ -4,8 +4,10 @@ Compares, in the same script run (this machine is shared and noisy, so ratios ma
 
 - **floor**: the same items through a bare asyncio coroutine that "asks" an instant model,
   scores by exact match and appends one JSON line per item to a file;
-- **run**: ``sweepbench.bench`` — plan, answer (scripted model, concurrency 8), score, store
-  every answer and spend line in SQLite — timed from the runner's start (after start-up);
+- **run**: ``sweepbench.bench`` — plan, answer (a scripted model *with a price*, so every call
+  goes the whole way through the engine: held in the spend ledger by a lease, logged as a
+  ``calls`` row, settled in the group commit; concurrency 8), score, store every answer and
+  spend line in SQLite — timed from the runner's start (after start-up);
 - **resume**: preparing the same settings again after the run finished (no calls are made);
 - **peak memory** of the process that ran (maximum resident set size, imports included).
 
@@ -101,13 +103,17 @@ def child_floor(n: int, folder: Path) -> dict[str, float]:
             "peak_mb": _peak_mb()}  # fmt: skip
 
 
-def child_run(n: int, folder: Path) -> dict[str, float]:
+def child_run(n: int, folder: Path) -> dict[str, Any]:
     """The full runner on a fresh store, then a resume of the finished run."""
     from sweepbench.bench.resume import prepare
     from sweepbench.bench.run import BenchRunner
     from sweepbench.bench.storage import BenchStore
     from sweepbench.store import Store
 
+    import os
+
+    os.environ["SWEEPBENCH_HOME"] = str(folder)  # a price for the scripted model: $1 per 1M
+    (folder / "models.toml").write_text("[scripted.echo]\nprice_in = 1\nprice_out = 1\n")
     store = Store.open(f"sqlite:///{folder / 'bench.db'}")
     benchmark = make_benchmark(n)
     started = time.perf_counter()
@@ -117,6 +123,19 @@ def child_run(n: int, folder: Path) -> dict[str, float]:
     runs = BenchStore(store)
     stored = len(runs.statuses(outcome.run_id))
     spend_lines = sum(1 for _ in runs.spend_lines(outcome.run_id))
+    import sqlalchemy as sa
+
+    from sweepbench.money.ledger import Ledger
+    from sweepbench.store.schema import calls, spend_reservations
+
+    with store.engine.connect() as conn:
+        call_rows = int(conn.scalar(sa.select(sa.func.count()).select_from(calls)) or 0)
+        holds = conn.execute(
+            sa.select(spend_reservations.c.state, sa.func.count()).group_by(
+                spend_reservations.c.state
+            )
+        ).all()
+    ledger_spent = Ledger(store).summary().spent_today
     started = time.perf_counter()
     again = prepare(benchmark, store, model=MODEL)
     resumed = asyncio.run(BenchRunner(again, store, concurrency=8).run())
@@ -127,6 +146,10 @@ def child_run(n: int, folder: Path) -> dict[str, float]:
         "scored": outcome.scored,
         "stored": stored,
         "spend_lines": spend_lines,
+        "call_rows": call_rows,
+        "holds": {state: count for state, count in holds},
+        "ledger_spent": str(ledger_spent),
+        "outcome_spent": str(outcome.spent),
         "resume_seconds": resume_s,
         "resume_calls": len(again.plan.items),
         "resume_same_run": float(resumed.run_id == outcome.run_id),
@@ -134,7 +157,7 @@ def child_run(n: int, folder: Path) -> dict[str, float]:
     }
 
 
-def _spawn(part: str, n: int) -> dict[str, float]:
+def _spawn(part: str, n: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:
         done = subprocess.run(
             [sys.executable, __file__, "--child", part, "--items", str(n), "--folder", folder],
@@ -142,7 +165,7 @@ def _spawn(part: str, n: int) -> dict[str, float]:
             text=True,
             check=True,
         )
-    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
 
@@ -173,6 +196,11 @@ def main() -> None:
         f"  run    (sweepbench, stored):        {run_s:.3f} s  = {run_s / floor_s:.1f} × floor "
         f"· {args.items / run_s:,.0f} items/s · {last['status']}, {last['stored']:,} answers "
         f"and {last['spend_lines']:,} spend lines stored"
+    )
+    print(
+        f"         every call in the ledger and the call log: {last['call_rows']:,} calls rows, "
+        f"holds {last['holds']}, ledger settled ${last['ledger_spent']} "
+        f"(the run counted ${last['outcome_spent']})"
     )
     print(
         f"  resume (finished run, same settings): {resume_s:.3f} s, "

@@ -25,7 +25,7 @@ from typing import Any
 from sweepbench.engine.holds import AdmittedHolds, Hold, Holds, PerCallHolds
 from sweepbench.engine.limits import CallLimits
 from sweepbench.engine.ratelimit import RateLimits
-from sweepbench.engine.recorder import ImmediateRecorder, Recorder
+from sweepbench.engine.recorder import CallValues, ImmediateRecorder, Recorder
 from sweepbench.engine.retry import RetryPolicy, error_type
 from sweepbench.engine.usage import impossible_usage
 from sweepbench.errors import ErrorKind, ProviderError
@@ -36,7 +36,7 @@ from sweepbench.money.ledger import Ledger
 from sweepbench.money.prices import MILLION, Price, price_for
 from sweepbench.roles import Role
 from sweepbench.settings import scrub, secret_values
-from sweepbench.store import CallEnd, CallStart, Store
+from sweepbench.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +112,7 @@ class Executor:
         self._models: dict[str, Model] = {}
         self._prices: dict[str, Price | None] = {}
         self._secrets = secret_values()
+        self._settings_json: dict[int, tuple[object, dict[str, Any]]] = {}
 
     # -- models ------------------------------------------------------------------------------
 
@@ -219,26 +220,29 @@ class Executor:
         outcome: CallOutcome,
     ) -> tuple[Result, Decimal | None]:
         request = spec.request
-        start = CallStart(
-            model=model.id,
-            provider=model.info.provider,
-            role=spec.role,
-            run_id=spec.run_id,
-            item_key=spec.key,
-            request=self._request_json(request),
-        )
+        start = {
+            "model": model.id,
+            "provider": model.info.provider,
+            "role": spec.role,
+            "run_id": spec.run_id,
+            "item_key": spec.key,
+            "request": self._request_json(request),
+        }
         settled = False
         call_id: str | None = None
         result = Result(model.id)
         outcome.result = result
         cost: Decimal | None = None
         try:
-            async with self.limits.slot(model, bound + max_tokens):
+            slot = await self.limits.enter(model, bound + max_tokens)
+            try:
                 call_id = self.recorder.start(start)
                 outcome.call_ids.append(call_id)
                 if hold.holds_money:
                     self.holds.attach(hold, call_id)
                 await self._stream(model, request, call_id, result, deadline_s, on_event)
+            finally:
+                slot.leave()
         finally:  # also when cancelled: record what was produced and settle it
             if result.stop_reason in ("cancelled", "error"):
                 result.estimate_missing_usage(request)
@@ -343,30 +347,36 @@ class Executor:
             )
 
     def _request_json(self, request: Request) -> dict[str, Any]:
+        settings = request.settings
+        cached = self._settings_json.get(id(settings))
+        if cached is None or cached[0] is not settings:  # one settings object serves many calls
+            as_json = {k: v for k, v in asdict(settings).items() if v is not None}
+            cached = self._settings_json[id(settings)] = (settings, as_json)
         return {
             "messages": [
                 {"role": m.role, "content": self.scrub(m.content)} for m in request.messages
             ],
-            "settings": {k: v for k, v in asdict(request.settings).items() if v is not None},
+            "settings": cached[1],
         }
 
     @staticmethod
-    def _end(result: Result, cost: Decimal | None, source: str | None) -> CallEnd:
+    def _end(result: Result, cost: Decimal | None, source: str | None) -> CallValues:
         usage = result.usage
-        return CallEnd.model_construct(
-            stop_reason=result.stop_reason,
-            text=result.text,
-            reasoning=result.reasoning,
-            error=str(result.error) if result.error else None,
-            error_kind=result.error.kind.value if result.error else None,
-            provider_reason=result.provider_reason,
-            input_tokens=usage.input_tokens,
-            output_tokens=usage.output_tokens,
-            reasoning_tokens=usage.reasoning_tokens,
-            cache_read_tokens=usage.cache_read_tokens,
-            cache_write_tokens=usage.cache_write_tokens,
-            cost_usd=cost,
-            price_source=source,
-            ttft_s=result.ttft_s,
-            wall_s=result.wall_s,
-        )
+        error = result.error
+        return {
+            "stop_reason": result.stop_reason,
+            "text": result.text,
+            "reasoning": result.reasoning,
+            "error": str(error) if error else None,
+            "error_kind": error.kind.value if error else None,
+            "provider_reason": result.provider_reason,
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+            "reasoning_tokens": usage.reasoning_tokens,
+            "cache_read_tokens": usage.cache_read_tokens,
+            "cache_write_tokens": usage.cache_write_tokens,
+            "cost_usd": cost,
+            "price_source": source,
+            "ttft_s": result.ttft_s,
+            "wall_s": result.wall_s,
+        }

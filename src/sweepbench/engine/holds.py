@@ -35,6 +35,8 @@ class Hold:
     worst_usd: Decimal
     reservation_id: str | None = None
     lease: _Lease | None = None
+    worst_micro: int = 0
+    """``worst_usd`` in micro-dollars, rounded up (what a lease draw takes)."""
 
     @property
     def holds_money(self) -> bool:
@@ -135,6 +137,10 @@ class LeaseHolds:
         if lease is None or lease.free_micro < worst:
             if lease is not None:
                 self._close(key, lease)
+                # Settle the leases whose calls have all ended first: left open until the next
+                # group commit, their whole reservation would count as held, and the new lease
+                # would be refused ("limit reached, $0 spent") with money still left.
+                self.ledger.settle_many(self.settlements())
             rid, amount = self.ledger.lease(
                 run_id, role, model, micro_to_usd(worst * self.calls_per_lease), worst_usd
             )
@@ -143,7 +149,7 @@ class LeaseHolds:
             )
         lease.drawn_micro += worst
         lease.in_flight += 1
-        return Hold(worst_usd, lease=lease)
+        return Hold(worst_usd, lease=lease, worst_micro=worst)
 
     def attach(self, hold: Hold, call_id: str) -> None:
         """Leases are settled as a whole; calls are not linked one by one."""
@@ -153,11 +159,11 @@ class LeaseHolds:
         lease = hold.lease
         if lease is None:
             return
-        lease.drawn_micro -= usd_to_micro(hold.worst_usd, up=True)
+        lease.drawn_micro -= hold.worst_micro
         lease.in_flight -= 1
         if actual_usd is None:
             lease.unpriced = True
-            lease.used_micro += usd_to_micro(hold.worst_usd, up=True)
+            lease.used_micro += hold.worst_micro
         else:
             lease.used_micro += usd_to_micro(max(actual_usd, Decimal(0)), up=False)
         if lease.closed and lease.in_flight == 0:

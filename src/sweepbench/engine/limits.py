@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
 from sweepbench.engine.ratelimit import RateLimiter, RateLimits
 from sweepbench.models.base import Model
@@ -27,6 +26,7 @@ class CallLimits:
         self.rate_limits = rate_limits or RateLimits()
         self._semaphores: dict[tuple[str, str], asyncio.Semaphore] = {}
         self._limiters: dict[str, RateLimiter | None] = {}
+        self._slots: dict[str, Slot] = {}
 
     def _semaphore(self, key: tuple[str, str]) -> asyncio.Semaphore:
         semaphore = self._semaphores.get(key)
@@ -42,14 +42,34 @@ class CallLimits:
             self._limiters[model.id] = RateLimiter(limits) if limits.any else None
         return self._limiters[model.id]
 
-    @asynccontextmanager
-    async def slot(self, model: Model, tokens: int) -> AsyncIterator[None]:
-        """Wait for the model's rate limits, then hold a slot of its provider and of the
-        model itself for the duration of one attempt."""
-        limiter = self._limiter(model)
-        if limiter is not None:
-            await limiter.acquire(tokens)
-        provider = self._semaphore((model.info.provider, ""))
-        own = self._semaphore((model.info.provider, model.id))
-        async with provider, own:
-            yield
+    async def enter(self, model: Model, tokens: int) -> Slot:
+        """Wait for the model's rate limits, then take a slot of its provider and of the model
+        itself, for one attempt; give it back with :meth:`Slot.leave`."""
+        slot = self._slots.get(model.id)
+        if slot is None:
+            provider = self._semaphore((model.info.provider, ""))
+            own = self._semaphore((model.info.provider, model.id))
+            slot = self._slots[model.id] = Slot(self._limiter(model), provider, own)
+        if slot.limiter is not None:
+            await slot.limiter.acquire(tokens)
+        await slot.provider.acquire()
+        try:
+            await slot.model.acquire()
+        except BaseException:
+            slot.provider.release()
+            raise
+        return slot
+
+
+@dataclass(frozen=True)
+class Slot:
+    """The limits one model's calls take."""
+
+    limiter: RateLimiter | None
+    provider: asyncio.Semaphore
+    model: asyncio.Semaphore
+
+    def leave(self) -> None:
+        """Give the slot back."""
+        self.model.release()
+        self.provider.release()

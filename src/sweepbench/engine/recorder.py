@@ -28,16 +28,21 @@ from sweepbench.store import CallEnd, CallStart, EventRecord, Store
 FLUSH_EVERY_S = 0.25
 
 
+CallValues = dict[str, Any]
+"""A call's start (``CallStart``'s fields) or its end (``CallEnd``'s), as plain values: the
+executor makes them from typed values, so the batched path skips per-call validation."""
+
+
 class Recorder(Protocol):
     """Where the engine writes a call's row and events."""
 
-    def start(self, start: CallStart) -> str:
+    def start(self, start: CallValues) -> str:
         """A call is about to be made; return its id."""
 
     def event(self, call_id: str, seq: int, event: Event, t_s: float) -> None:
         """One event of the stream (``t_s`` since the call started)."""
 
-    def finish(self, call_id: str, start: CallStart, end: CallEnd, attempt: int) -> None:
+    def finish(self, call_id: str, start: CallValues, end: CallValues, attempt: int) -> None:
         """The call ended (in any way)."""
 
 
@@ -65,9 +70,9 @@ class ImmediateRecorder:
         self._pending: dict[str, list[EventRecord]] = {}
         self._flushed: dict[str, float] = {}
 
-    def start(self, start: CallStart) -> str:
+    def start(self, start: CallValues) -> str:
         """Write the row before any traffic."""
-        call_id = self.store.start_call(start)
+        call_id = self.store.start_call(CallStart(**start))
         self._pending[call_id] = []
         self._flushed[call_id] = time.perf_counter()
         return call_id
@@ -86,12 +91,12 @@ class ImmediateRecorder:
             self._pending[call_id] = []
         self._flushed[call_id] = time.perf_counter()
 
-    def finish(self, call_id: str, start: CallStart, end: CallEnd, attempt: int) -> None:
+    def finish(self, call_id: str, start: CallValues, end: CallValues, attempt: int) -> None:
         """Flush what is left and write the outcome."""
         self._flush(call_id)
         self._pending.pop(call_id, None)
         self._flushed.pop(call_id, None)
-        self.store.finish_call(call_id, end, attempt=attempt)
+        self.store.finish_call(call_id, CallEnd(**end), attempt=attempt)
 
 
 class BatchedRecorder:
@@ -102,7 +107,7 @@ class BatchedRecorder:
         self._rows: list[dict[str, Any]] = []
         self._started: dict[str, float] = {}
 
-    def start(self, start: CallStart) -> str:
+    def start(self, start: CallValues) -> str:
         """Nothing is written yet; the id is made here."""
         call_id = uuid.uuid4().hex
         self._started[call_id] = time.time()
@@ -111,14 +116,14 @@ class BatchedRecorder:
     def event(self, call_id: str, seq: int, event: Event, t_s: float) -> None:
         """Benchmarks keep no per-token events."""
 
-    def finish(self, call_id: str, start: CallStart, end: CallEnd, attempt: int) -> None:
+    def finish(self, call_id: str, start: CallValues, end: CallValues, attempt: int) -> None:
         """Queue the whole row."""
         began = self._started.pop(call_id, time.time())
         created = datetime.fromtimestamp(began, UTC)
-        finished = created + timedelta(seconds=end.wall_s or 0.0)
-        self._rows.append(
-            self.store.call_values(call_id, start, end, created, finished, attempt=attempt)
-        )
+        finished = created + timedelta(seconds=end["wall_s"] or 0.0)
+        row = self.store.start_values(call_id, start, created)
+        row.update(end, finished_at=finished, attempt=attempt)
+        self._rows.append(row)
 
     @property
     def pending(self) -> int:

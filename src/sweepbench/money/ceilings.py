@@ -29,6 +29,7 @@ TOTAL_USD_ENV = "SWEEPBENCH_TOTAL_USD"
 DEFAULT_DAILY_USD = Decimal(10)
 DEFAULT_CALLS_PER_HOUR = 40
 MICRO = Decimal(1_000_000)
+_FAST_BELOW = Decimal(10) ** 15
 
 _OFF = {"off", "none"}
 
@@ -49,6 +50,9 @@ def usd_to_micro(amount: Decimal, *, up: bool) -> int:
     """Dollars → integer micro-dollars, exactly: rounded up (``up=True``, for reservations, so
     a reservation never under-states the worst case) or half-up (settlements)."""
     _check_usd("an amount", amount)
+    if amount < _FAST_BELOW and len(amount.as_tuple().digits) <= 20:
+        # exact in the default context (28 digits): the common case, without a new context
+        return int((amount * MICRO).to_integral_value(ROUND_CEILING if up else ROUND_HALF_UP))
     with _localcontext() as ctx:
         ctx.prec = 80  # enough that quantize never fails on a large amount
         scaled = (amount * MICRO).quantize(

@@ -210,22 +210,6 @@ class Store:
                 for r in conn.execute(query)
             ]
 
-    @classmethod
-    def call_values(
-        cls,
-        call_id: str,
-        start: CallStart,
-        end: CallEnd,
-        created_at: datetime,
-        finished_at: datetime,
-        *,
-        attempt: int = 1,
-    ) -> dict[str, Any]:
-        """A whole ``calls`` row (for :meth:`insert_calls`)."""
-        values = cls._start_values(call_id, start, created_at)
-        values.update(finished_at=finished_at, attempt=attempt, **end.model_dump())
-        return values
-
     def insert_calls(self, conn: Connection, rows: Sequence[dict[str, Any]]) -> None:
         """Insert whole ``calls`` rows inside the caller's transaction (a benchmark's group
         commit). On SQLite through the driver's own ``executemany``: SQLAlchemy Core's per-row
@@ -236,10 +220,7 @@ class Store:
             conn.execute(calls.insert(), list(rows))
             return
         columns = list(rows[0])
-        sql = (
-            f"INSERT INTO calls ({', '.join(columns)}) "
-            f"VALUES ({', '.join('?' for _ in columns)})"
-        )
+        sql = f"INSERT INTO calls ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
         stamp_columns = {"created_at", "finished_at"}
         money_columns = {"cost_usd"}
 
@@ -255,6 +236,22 @@ class Store:
             cursor.executemany(sql, [tuple(cell(c, r[c]) for c in columns) for r in rows])
         finally:
             cursor.close()
+
+    @staticmethod
+    def start_values(
+        call_id: str, call: dict[str, Any], created_at: datetime | None
+    ) -> dict[str, Any]:
+        """The start of a ``calls`` row from a ``CallStart``'s fields as plain values."""
+        return {
+            "id": call_id,
+            "created_at": created_at or _now(),
+            "model": call["model"],
+            "provider": call["provider"],
+            "role": call["role"],
+            "run_id": call.get("run_id"),
+            "item_key": call.get("item_key"),
+            "request_json": _json(call.get("request", {})),
+        }
 
     @staticmethod
     def _start_values(call_id: str, call: CallStart, created_at: datetime | None) -> dict[str, Any]:
