@@ -327,9 +327,7 @@ def m005_engine(conn: Connection) -> None:
             ("spend_reservations", "run_id", 120),
             ("spend_totals", "scope", 200),
         ):
-            conn.execute(
-                sa.text(f"ALTER TABLE {table} ALTER COLUMN {name} TYPE VARCHAR({length})")
-            )
+            conn.execute(sa.text(f"ALTER TABLE {table} ALTER COLUMN {name} TYPE VARCHAR({length})"))
     md = sa.MetaData()
     sa.Table(
         "workers",
