@@ -160,9 +160,7 @@ class Sweep:
         parser = kind.parser() if kind.parser is not None else None
 
         def forward(event: Event) -> None:
-            if sample.status == "queued":  # the first event: the call got its slot
-                sample.status = "running"
-                sample.started = time.perf_counter()
+            if sample.call_id is None:  # the first event: the call has its row
                 sample.call_id = call.call_id
             items = parser.feed(event.text) if parser and isinstance(event, TextDelta) else []
             sample.items += len(items)
