@@ -221,19 +221,22 @@ class Store:
             return
         columns = list(rows[0])
         sql = f"INSERT INTO calls ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
-        stamp_columns = {"created_at", "finished_at"}
-        money_columns = {"cost_usd"}
-
-        def cell(name: str, value: Any) -> Any:
-            if name in stamp_columns and value is not None:
-                return value.astimezone(UTC).isoformat(timespec="microseconds")
-            if name in money_columns and value is not None:
-                return str(value)
-            return value
-
+        # the SQLite forms of UtcDateTime (ISO text) and ExactDecimal (text)
+        converted = [
+            (i, _sqlite_stamp if name in ("created_at", "finished_at") else str)
+            for i, name in enumerate(columns)
+            if name in ("created_at", "finished_at", "cost_usd")
+        ]
+        values = []
+        for row in rows:
+            cells = [row[c] for c in columns]
+            for i, convert in converted:
+                if cells[i] is not None:
+                    cells[i] = convert(cells[i])
+            values.append(cells)
         cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
         try:
-            cursor.executemany(sql, [tuple(cell(c, r[c]) for c in columns) for r in rows])
+            cursor.executemany(sql, values)
         finally:
             cursor.close()
 
@@ -265,6 +268,10 @@ class Store:
             "item_key": call.item_key,
             "request_json": _json(call.request),
         }
+
+
+def _sqlite_stamp(value: datetime) -> str:
+    return value.astimezone(UTC).isoformat(timespec="microseconds")
 
 
 def _to_record(row: Row[Any]) -> CallRecord:
