@@ -193,7 +193,7 @@ async def test_role_limit_for_the_judge(store: Store, monkeypatch: pytest.Monkey
     monkeypatch.setattr(run_module, "price_for", lambda info: CENT_A_CALL)
     outcome = await _run(
         store, benchmark=toy_benchmark(0, judged=5), model="scripted/echo?text=42",
-        judge=f"scripted/echo?text={VERDICT}", limits=Limits(judge=Decimal("0.02")),
+        judge=f"scripted/echo?text={VERDICT}", limits=Limits(roles={"judge": Decimal("0.02")}),
         concurrency=1,
     )  # fmt: skip
     assert outcome.status == "paused_budget"

@@ -172,6 +172,67 @@ def test_estimate_with_a_limit_below_the_low_estimate_is_refused(
     assert code == 2 and "limit for the model under test" in flat(err)
 
 
+def test_a_role_limit_given_as_role_equals_usd_refuses_like_its_alias(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    base = ("bench", "estimate", "sample", "--model", PRICED, "--judge", PRICED)
+    code, out, err = run_cli(monkeypatch, capsys, *base, "--json")
+    assert code == 0, err
+    judge = next(r for r in json.loads(out)["roles"] if r["role"] == "judge")
+    assert float(judge["low_usd"]) > 0.000001
+    refusals = []
+    for flags in (("--limit", "judge=0.000001"), ("--limit-judge", "0.000001")):
+        code, _, err = run_cli(monkeypatch, capsys, *base, *flags)
+        assert code == 2, flags
+        text = flat(err)
+        assert "Spending limit too low:" in text
+        assert "The limit for the judge ($0.000001) is below its lowest estimate" in text
+        refusals.append(text)
+    assert refusals[0] == refusals[1]  # the same refusal, word for word
+    code, _, err = run_cli(
+        monkeypatch, capsys, "bench", "run", "sample", "-m", PRICED, "--judge", PRICED,
+        "--limit", "judge=0.000001", "--yes",
+    )  # fmt: skip
+    assert code == 2 and "limit for the judge" in flat(err)
+    assert stored_runs(monkeypatch, capsys) == []
+
+
+def test_limits_total_and_per_role_together(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_cli(
+        monkeypatch, capsys, "bench", "estimate", "sample", "-m", ANSWER_B, "--judge",
+        PASS_JUDGE, "--limit", "5", "--limit", "judge=1", "--limit-target", "2", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    plan = json.loads(out)
+    assert plan["limits"] == {"total": "5", "roles": {"target": "2", "judge": "1"}}
+    assert {r["role"]: r["limit_usd"] for r in plan["roles"]} == {"target": "2", "judge": "1"}
+    code, _, err = run_cli(
+        monkeypatch, capsys, "bench", "estimate", "sample", "-m", ANSWER_B, "--preset", "auto",
+        "--limit", "judge=1", "--limit-judge", "2",
+    )  # fmt: skip
+    assert code == 2 and "limit for the judge is given twice" in flat(err)
+
+
+def test_a_limit_for_an_unknown_role_names_the_allowed_ones(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_cli(
+        monkeypatch, capsys, "bench", "run", "sample", "-m", ANSWER_B, "--preset", "auto",
+        "--limit", "boss=1", "--yes",
+    )  # fmt: skip
+    assert code == 2 and out == ""
+    text = flat(err)
+    assert "--limit boss=1: unknown role 'boss': use one of target, judge, student" in text
+    code, _, err = run_cli(
+        monkeypatch, capsys, "bench", "estimate", "sample", "-m", ANSWER_B, "--limit",
+        "judge=abc",
+    )  # fmt: skip
+    assert code == 2 and "--limit judge=abc: not a dollar amount" in flat(err)
+
+
 def test_estimate_rejects_a_limit_that_is_not_money(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

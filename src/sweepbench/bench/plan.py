@@ -14,8 +14,9 @@ import json
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from decimal import Decimal
-from typing import Literal
+from decimal import Decimal, InvalidOperation
+from types import MappingProxyType
+from typing import TypeVar
 
 from sweepbench.bench.catalog import PRESET_ALIASES, PRESETS, Preset
 from sweepbench.bench.items import Benchmark, Item, Scope, Task
@@ -29,13 +30,13 @@ from sweepbench.errors import UserError
 from sweepbench.models.catalog import ModelInfo
 from sweepbench.models.registry import model_info, provider_status
 from sweepbench.money.prices import Price, price_for
+from sweepbench.roles import BENCH_ROLES, Role, label, parse_role
 
-RoleName = Literal["target", "judge"]
-ROLE_WORDS: dict[str, str] = {"target": "Model under test", "judge": "Judge"}
 DEFAULT_ANSWER_TOKENS = 8192
 """The answer length limit (spec §6.1), capped at the model's listed maximum."""
 DEFAULT_CONCURRENCY = 8
 MILLION = Decimal(1_000_000)
+_V = TypeVar("_V")
 
 
 @dataclass(frozen=True)
@@ -55,17 +56,85 @@ class Selection:
     """Stop after this many items overall."""
 
 
+def role_word(role: str) -> str:
+    """A role's name for a person, capitalised ("Model under test", "Judge")."""
+    word = label(role)
+    return word[:1].upper() + word[1:]
+
+
+def _bench_roles(values: Mapping[str, _V], what: str) -> dict[Role, _V]:
+    """``values`` keyed by validated benchmark roles, in ``BENCH_ROLES`` order."""
+    checked: dict[Role, _V] = {}
+    for name, value in values.items():
+        role = parse_role(name, allowed=BENCH_ROLES)
+        if role in checked:
+            raise ValueError(f"{what}: the {label(role)} is given twice")
+        checked[role] = value
+    return {role: checked[role] for role in BENCH_ROLES if role in checked}
+
+
+def _limit_usd(value: object, what: str) -> Decimal:
+    try:
+        usd = value if isinstance(value, Decimal) else Decimal(str(value))
+    except InvalidOperation:
+        raise ValueError(f"{what}: {value!r} is not a dollar amount") from None
+    if not usd.is_finite() or usd < 0:
+        raise ValueError(f"{what}: a limit is a dollar amount ≥ 0, not {value!r}")
+    return usd
+
+
 @dataclass(frozen=True)
 class Limits:
-    """Spending limits in USD (None = no limit); cumulative over a run's resumptions (§7)."""
+    """Spending limits in USD, cumulative over a run's resumptions (§7): ``total`` (None = no
+    total limit) and one per benchmark role (``{"judge": Decimal("1")}``; a role left out has
+    none)."""
 
     total: Decimal | None = None
-    target: Decimal | None = None
-    judge: Decimal | None = None
+    roles: Mapping[str, Decimal] = field(default_factory=dict)
+    """Keyed by role (``parse_role`` names, validated against ``BENCH_ROLES``)."""
+
+    def __post_init__(self) -> None:
+        if self.total is not None:
+            object.__setattr__(self, "total", _limit_usd(self.total, "total limit"))
+        roles = {
+            role: _limit_usd(usd, f"{role} limit")
+            for role, usd in _bench_roles(self.roles, "limits").items()
+        }
+        object.__setattr__(self, "roles", MappingProxyType(roles))
+
+    def __hash__(self) -> int:
+        return hash((self.total, tuple(self.roles.items())))
 
     def for_role(self, role: str) -> Decimal | None:
-        """The limit of one role."""
-        return self.target if role == "target" else self.judge if role == "judge" else None
+        """The limit of one role (None = none)."""
+        return self.roles.get(role)
+
+    @property
+    def any(self) -> bool:
+        """True when some limit, total or per role, is set."""
+        return self.total is not None or bool(self.roles)
+
+    @property
+    def target(self) -> Decimal | None:
+        """The model under test's limit (kept for ``bench/run.py``; prefer ``for_role``)."""
+        return self.for_role("target")
+
+    @property
+    def judge(self) -> Decimal | None:
+        """The judge's limit (kept for ``bench/run.py``; prefer ``for_role``)."""
+        return self.for_role("judge")
+
+    def as_json(self) -> dict[str, object]:
+        """``{"total": "5" | None, "roles": {"judge": "1"}}``: amounts as text, exact."""
+        return {
+            "total": None if self.total is None else str(self.total),
+            "roles": {role: str(usd) for role, usd in self.roles.items()},
+        }
+
+
+HASHED_AS_FIELDS: tuple[Role, ...] = ("target", "judge")
+"""Roles whose model is hashed as the ``model`` / ``judge`` fields (as before roles were data),
+so runs stored before keep their hash; any other role bound adds the whole ``models`` map."""
 
 
 @dataclass(frozen=True)
@@ -78,8 +147,9 @@ class RunConfig:
     benchmark: str
     data_version: str
     prompt_version: str
-    model: str
-    judge: str | None
+    models: Mapping[str, str]
+    """The model of every role the run uses (``target`` always; ``judge`` when a task is
+    graded by one; any later role, such as ``student``, is hashed too)."""
     decision_judge: bool
     scope: str
     tasks: tuple[str, ...]
@@ -91,9 +161,30 @@ class RunConfig:
     """Judged tasks that have a rule scorer are scored by it instead (labelled rule-scored;
     never ranked with judged runs)."""
 
+    def __post_init__(self) -> None:
+        models = _bench_roles(self.models, "models")
+        if "target" not in models:
+            raise ValueError("models: the model under test (target) is missing")
+        object.__setattr__(self, "models", MappingProxyType({r: str(m) for r, m in models.items()}))
+
+    def __hash__(self) -> int:
+        return hash(self.hash)
+
+    @property
+    def model(self) -> str:
+        """The model under test."""
+        return self.models["target"]
+
+    @property
+    def judge(self) -> str | None:
+        """The judge, when a task is graded by one."""
+        return self.models.get("judge")
+
     def as_json(self) -> dict[str, object]:
-        """The canonical form (sorted lists) that is hashed and stored."""
-        return {
+        """The canonical form (sorted lists) that is hashed and stored. A run binding only a
+        model under test and a judge has the form (and so the hash) it had before roles were
+        data; binding any other role adds ``models``, every role's model."""
+        data: dict[str, object] = {
             "benchmark": self.benchmark,
             "data_version": self.data_version,
             "prompt_version": self.prompt_version,
@@ -108,6 +199,9 @@ class RunConfig:
             "max_tokens": self.max_tokens,
             "rule_scoring": self.rule_scoring,
         }
+        if set(self.models) - set(HASHED_AS_FIELDS):
+            data["models"] = dict(sorted(self.models.items()))
+        return data
 
     @property
     def hash(self) -> str:
@@ -120,7 +214,7 @@ class RunConfig:
 class RoleCost:
     """What one role (model under test, judge) will do and may cost."""
 
-    role: RoleName
+    role: Role
     model: str
     calls: int
     input_tokens: int
@@ -197,11 +291,11 @@ def _info(model_id: str, errors: list[str], role: str) -> ModelInfo | None:
     try:
         info = model_info(model_id)
     except UserError as exc:
-        errors.append(f"{ROLE_WORDS[role]}: {exc}")
+        errors.append(f"{role_word(role)}: {exc}")
         return None
     status = provider_status(info.provider)
     if not status.available:
-        errors.append(f"{ROLE_WORDS[role]} {model_id} cannot be called: {status.reason}")
+        errors.append(f"{role_word(role)} {model_id} cannot be called: {status.reason}")
     return info
 
 
@@ -291,7 +385,7 @@ def _select_items(
 
 
 def _role_cost(
-    role: RoleName,
+    role: Role,
     model: str,
     price: Price | None,
     calls: int,
@@ -376,6 +470,9 @@ def build_plan(
             "MODEL (offline: local/smollm2-135m), or run only the automatically checked tasks "
             "with --preset auto-checked"
         )
+    models: dict[str, str] = {"target": model}
+    if judge is not None and needs_judge:
+        models["judge"] = judge
     config = RunConfig(
         benchmark=benchmark.id,
         data_version=benchmark.version,
@@ -385,8 +482,7 @@ def build_plan(
             if needs_judge and judge
             else benchmark.prompt_version
         ),
-        model=model,
-        judge=judge if needs_judge else None,
+        models=models,
         decision_judge=decision_judge if needs_judge else False,
         scope=selection.scope,
         tasks=tuple(t.id for t in tasks),
@@ -407,7 +503,7 @@ def build_plan(
         roles.append(
             _role_cost(
                 "target", model, price, len(asked), chars, 0, len(asked) * answer_limit,
-                limits.target, spent.get("target", Decimal(0)),
+                limits.for_role("target"), spent.get("target", Decimal(0)),
             )
         )  # fmt: skip
     if judge is not None and judge_info is not None and needs_judge:
@@ -422,15 +518,21 @@ def build_plan(
         roles.append(
             _role_cost(
                 "judge", judge, price, len(judged), chars, answers_in, out,
-                limits.judge, spent.get("judge", Decimal(0)),
+                limits.for_role("judge"), spent.get("judge", Decimal(0)),
             )
         )  # fmt: skip
-    free = [m for m in {model, config.judge} if m and m.endswith(":free")]
+    free = [m for m in set(config.models.values()) if m.endswith(":free")]
     if free:
         notes.append(
             f"Free models on OpenRouter ({', '.join(sorted(free))}) are limited to about 20 "
             "requests a minute, so this will be slow."
         )
+    for role_name, usd in limits.roles.items():
+        if not errors and role_name not in {r.role for r in roles}:
+            notes.append(
+                f"The limit for the {label(role_name)} ({format_money(usd)}) is not used: this "
+                f"run calls no {label(role_name)}."
+            )
     already_spent = sum(spent.values(), Decimal(0))
     limit_problems = _limit_problems(roles, limits, already_spent)
     counts = Counter(i.task for i in pending)
@@ -440,7 +542,7 @@ def build_plan(
             f"No cost estimate: no price is listed for {', '.join(unpriced)}. "
             "To run anyway, add --accept-unpriced."
         )
-        if any(v is not None for v in (limits.total, limits.target, limits.judge)):
+        if limits.any:
             notes.append(
                 f"Spending limits cannot hold calls to {', '.join(unpriced)}: with no price "
                 "their cost is unknown, so they count as $0 against every limit."
@@ -475,7 +577,7 @@ def _limit_problems(roles: list[RoleCost], limits: Limits, spent: Decimal) -> li
         left = role.limit - role.spent
         if left < role.low:
             problems.append(
-                f"The limit for the {ROLE_WORDS[role.role].lower()} ({format_money(role.limit)}"
+                f"The limit for the {label(role.role)} ({format_money(role.limit)}"
                 f"{', ' + format_money(left) + ' left' if role.spent else ''}) is below its "
                 f"lowest estimate ({format_money(role.low)})"
             )

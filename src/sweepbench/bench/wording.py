@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sweepbench.bench.plan import ROLE_WORDS, BenchPlan
+from sweepbench.bench.plan import BenchPlan, role_word
 from sweepbench.bench.results import format_money
 from sweepbench.bench.resume import PreparedRun
 from sweepbench.bench.scoring.judge import JUDGE_HIGH_OUTPUT_TOKENS
@@ -80,7 +80,7 @@ def _cost_lines(plan: BenchPlan) -> list[str]:
         limit = "" if role.limit is None else f" · limit {format_money(role.limit)}"
         spent = f" · already spent {format_money(role.spent)}" if role.spent else ""
         lines.append(
-            f"{ROLE_WORDS[role.role]} ({role.model}): {role.calls:,} calls, {cost}{limit}{spent}"
+            f"{role_word(role.role)} ({role.model}): {role.calls:,} calls, {cost}{limit}{spent}"
         )
     return lines
 
@@ -89,7 +89,6 @@ def _limit_lines(plan: BenchPlan, surface: str) -> list[str]:
     if plan.limit_problems:
         return ["Spending limit too low:", *(f"• {p}" for p in plan.limit_problems)]
     limits = plan.limits
-    any_limit = any(v is not None for v in (limits.total, limits.target, limits.judge))
     lines: list[str] = []
     high = plan.high
     if limits.total is None:
@@ -105,7 +104,7 @@ def _limit_lines(plan: BenchPlan, surface: str) -> list[str]:
             f"When spending reaches {format_money(limits.total)} the run pauses and keeps every "
             f"finished answer; {again} with a higher limit to carry on."
         )
-    if any_limit:
+    if limits.any:
         lines.append(
             "Questions already sent when a limit is reached still finish, so the final total "
             "can go slightly over it."
@@ -129,4 +128,4 @@ def _coverage_line(plan: BenchPlan) -> str:
     )
 
 
-__all__ = ["ROLE_WORDS", "estimate_lines"]
+__all__ = ["estimate_lines"]

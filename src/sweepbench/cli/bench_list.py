@@ -1,0 +1,92 @@
+"""``sweepbench bench list``: the benchmarks and their tasks."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from sweepbench.bench.catalog import PRESETS, load_benchmark, scope
+from sweepbench.bench.items import Benchmark
+from sweepbench.cli.bench_options import DataOpt, JsonOpt, ScopeOpt, err, out
+
+
+def list_command(
+    benchmarks: Annotated[list[str] | None, typer.Argument(help="Benchmarks to list.")] = None,
+    data: DataOpt = None,
+    scope_name: ScopeOpt = "core",
+    as_json: JsonOpt = False,
+) -> None:
+    """The benchmarks and their tasks: area, items, grading and whether each can run."""
+    names = list(benchmarks or (["sample", "elbench"] if data else ["sample"]))
+    chosen_scope = scope(scope_name)
+    loaded = [load_benchmark(name, data) for name in names]
+    if as_json:
+        typer.echo(json.dumps([_benchmark_json(b, chosen_scope) for b in loaded], indent=2,
+                              ensure_ascii=False))  # fmt: skip
+        return
+    for benchmark in loaded:
+        _print_benchmark(benchmark, chosen_scope)
+    if not data and "elbench" not in names:
+        err.print(
+            "[dim]ELBench: its data is not shipped (no licence); list it with "
+            "--data PATH/benchmark_root.[/dim]"
+        )
+
+
+def _task_state(task: Any, scope_name: str) -> str:
+    if task.missing:
+        return f"data missing: {task.missing}"
+    if task.multi_turn:
+        return "multi-turn (later)"
+    if task.region_specific and scope_name == "core":
+        return "region-specific (--scope paper)"
+    return "ready"
+
+
+def _benchmark_json(benchmark: Benchmark, chosen_scope: str) -> dict[str, Any]:
+    return {
+        "id": benchmark.id,
+        "name": benchmark.name,
+        "source": benchmark.source,
+        "version": benchmark.version,
+        "presets": {k: p.label(benchmark, chosen_scope) for k, p in PRESETS.items()},  # type: ignore[arg-type]
+        "tasks": [
+            {
+                "area": t.area,
+                "task": t.id,
+                "name": t.name,
+                "items": len(t.items),
+                "grading": t.grading,
+                "scorer": t.scorer,
+                "region_specific": t.region_specific,
+                "state": _task_state(t, chosen_scope),
+                "problems": [str(p) for p in t.problems],
+            }
+            for t in benchmark.tasks
+        ],
+        "problems": [str(p) for p in benchmark.problems],
+    }
+
+
+def _print_benchmark(benchmark: Benchmark, chosen_scope: Any) -> None:
+    table = Table(title=f"{benchmark.name} ({benchmark.id}) · {benchmark.source}")
+    for column in ("area", "task", "items", "grading", "state"):
+        table.add_column(column, justify="right" if column == "items" else "left")
+    for area in benchmark.areas:
+        for task in area.tasks:
+            problems = f" · {len(task.problems)} rows skipped" if task.problems else ""
+            table.add_row(
+                area.label, f"{task.id} ({task.name})", f"{len(task.items):,}",
+                task.grading_words, _task_state(task, chosen_scope) + problems,
+            )  # fmt: skip
+    out.print(table)
+    for p in PRESETS.values():
+        out.print(f"  --preset {p.name}: {p.label(benchmark, chosen_scope)}", highlight=False)
+    for task in benchmark.tasks:
+        for problem in task.problems[:5]:
+            err.print(f"[yellow]skipped[/yellow] {problem}", highlight=False, markup=False)
+    for problem in benchmark.problems:
+        err.print(f"[yellow]problem[/yellow] {problem}", highlight=False)

@@ -1,0 +1,166 @@
+"""What the ``sweepbench bench`` commands share: the consoles, the options, turning them into a
+``BenchRequest``, and the estimate's rendering."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from sweepbench.bench.request import BenchRequest, merge_limits, parse_limit
+from sweepbench.bench.resume import PreparedRun
+from sweepbench.bench.wording import estimate_lines
+from sweepbench.roles import BENCH_ROLES
+
+err = Console(stderr=True)
+out = Console()
+DEFAULT_MODEL = "local/smollm2-135m"
+
+BenchArg = Annotated[
+    str, typer.Argument(help="sample, elbench (with --data), or the path of a declaration.")
+]
+DataOpt = Annotated[
+    Path | None, typer.Option("--data", help="The data folder (ELBench: PATH/benchmark_root).")
+]
+ModelOpt = Annotated[str, typer.Option("--model", "-m", help="The model under test.")]
+JudgeOpt = Annotated[str | None, typer.Option("--judge", help="The judge model.")]
+DecisionOpt = Annotated[
+    bool, typer.Option("--decision-judge", help="Verdict-only judge: cheaper, no reasons.")
+]
+PresetOpt = Annotated[str, typer.Option("--preset", help="quick, auto-checked or full.")]
+ScopeOpt = Annotated[
+    str, typer.Option("--scope", help="core, or paper (include region-specific sets).")
+]
+AreasOpt = Annotated[str | None, typer.Option("--areas", help="Comma-separated area keys.")]
+TasksOpt = Annotated[str | None, typer.Option("--tasks", help="Comma-separated task ids.")]
+SkillsOpt = Annotated[str | None, typer.Option("--skills", help="Only these dimensions.")]
+PerTaskOpt = Annotated[int | None, typer.Option("--per-task", help="First N items per task.")]
+MaxItemsOpt = Annotated[int | None, typer.Option("--max-items", help="Stop after N items.")]
+MaxTokensOpt = Annotated[
+    int | None, typer.Option("--max-tokens", help="Answer length limit (default 8,192).")
+]
+LimitOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--limit",
+        metavar="[ROLE=]USD",
+        help="Spending limit, USD: the total (--limit 5) or one role's (--limit judge=1; "
+        f"roles: {', '.join(BENCH_ROLES)}). Repeatable.",
+    ),
+]
+LimitTargetOpt = Annotated[
+    str | None,
+    typer.Option("--limit-target", metavar="USD", help="Same as --limit target=USD."),
+]
+LimitJudgeOpt = Annotated[
+    str | None, typer.Option("--limit-judge", metavar="USD", help="Same as --limit judge=USD.")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON object, for scripts.")]
+EduScoringOpt = Annotated[
+    str,
+    typer.Option(
+        "--edu-scoring",
+        help="judge (default), or rule: score judged tasks that have a fixed-rule fallback "
+        "(ELBench's highlevel_edu) offline; such runs are labelled rule-scored.",
+    ),
+]
+
+FLAGS: dict[str, str] = {
+    "benchmark": "BENCHMARK", "data": "--data", "preset": "--preset", "scope": "--scope",
+    "areas": "--areas", "tasks": "--tasks", "skills": "--skills", "per_task": "--per-task",
+    "max_items": "--max-items", "models": "--model/--judge", "max_tokens": "--max-tokens",
+    "decision_judge": "--decision-judge", "edu_scoring": "--edu-scoring", "limit": "--limit",
+    "role_limits": "--limit", "concurrency": "--concurrency", "rpm": "--rpm", "tpm": "--tpm",
+    "resume": "--no-resume", "retry_failed": "--retry-failed",
+    "accept_unpriced": "--accept-unpriced", "confirmed": "--yes",
+}  # fmt: skip
+"""How the CLI names each field of a BenchRequest, for its errors."""
+
+RUN_OPTIONS: dict[str, str] = {
+    "concurrency": "concurrency", "rpm": "rpm", "tpm": "tpm", "retry_failed": "retry_failed",
+    "accept_unpriced": "accept_unpriced", "yes": "confirmed",
+}  # fmt: skip
+"""Options only ``bench run`` has: option name → BenchRequest field."""
+
+
+def build_request(options: Mapping[str, Any]) -> BenchRequest:
+    """The request of ``bench estimate`` / ``bench run`` out of a command's arguments (its
+    ``locals()``: Typer reads each command's own signature, so both declare the options and
+    this is the one place that passes them on)."""
+    parsed = [parse_limit(text) for text in options["limit"] or ()]
+    for role in ("target", "judge"):
+        text = options[f"limit_{role}"]
+        if text is not None and text.strip():
+            parsed.append(parse_limit(text, f"--limit-{role}", role=role))
+    limits = merge_limits(parsed)
+    values: dict[str, Any] = {
+        "benchmark": options["benchmark_name"],
+        "data": options["data"],
+        "preset": options["preset_name"],
+        "scope": options["scope_name"],
+        "areas": options["areas"],
+        "tasks": options["tasks"],
+        "skills": options["skills"],
+        "per_task": options["per_task"],
+        "max_items": options["max_items"],
+        "models": {"target": options["model"], "judge": options["judge"]},
+        "max_tokens": options["max_tokens"],
+        "decision_judge": options["decision_judge"],
+        "edu_scoring": options["edu_scoring"],
+        "limit": limits.total,
+        "role_limits": dict(limits.roles),
+    }
+    values.update({field: options[name] for name, field in RUN_OPTIONS.items() if name in options})
+    if "no_resume" in options:
+        values["resume"] = not options["no_resume"]
+    return BenchRequest.from_values(values, names=FLAGS)
+
+
+def plan_json(prepared: PreparedRun) -> dict[str, Any]:
+    """The estimate as one JSON object (``--json``)."""
+    plan = prepared.plan
+
+    def usd(value: Decimal | None) -> str | None:
+        return None if value is None else str(value)
+
+    return {
+        "benchmark": plan.benchmark.id,
+        "config_hash": plan.config.hash,
+        "config": plan.config.as_json(),
+        "questions": len(plan.items),
+        "already_done": plan.already_done,
+        "judged": plan.judged,
+        "per_task": dict(plan.counts),
+        "roles": [
+            {
+                "role": r.role,
+                "model": r.model,
+                "calls": r.calls,
+                "input_tokens": r.input_tokens,
+                "low_usd": usd(r.low),
+                "high_usd": usd(r.high),
+                "limit_usd": usd(r.limit),
+                "spent_usd": usd(r.spent),
+            }
+            for r in plan.roles
+        ],
+        "low_usd": usd(plan.low),
+        "high_usd": usd(plan.high),
+        "limits": plan.limits.as_json(),
+        "errors": list(plan.errors),
+        "limit_problems": list(plan.limit_problems),
+        "notes": list(plan.notes),
+        "needs_price_ack": plan.needs_price_ack,
+        "resumes": None if prepared.previous is None else prepared.previous.id,
+        "text": estimate_lines(prepared),
+    }
+
+
+def print_estimate(prepared: PreparedRun) -> None:
+    """The estimate's lines, on standard error."""
+    for line in estimate_lines(prepared):
+        err.print(line, highlight=False, markup=False)

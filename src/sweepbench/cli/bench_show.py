@@ -1,0 +1,113 @@
+"""``sweepbench bench runs|show|export``: stored runs, one run's scores, its files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from sweepbench.bench.report import export_run, load_report
+from sweepbench.bench.results import format_money, outcome_text
+from sweepbench.bench.storage import BenchStore, RunRow, run_is_live
+from sweepbench.cli.bench_options import JsonOpt, out
+from sweepbench.store import Store
+
+STATUS_WORDS = {
+    "running": "running",
+    "completed": "finished",
+    "completed_with_errors": "finished with errors",
+    "paused_budget": "paused at the spending limit",
+    "interrupted": "stopped early",
+}
+
+
+def show_run(store: Store, run_id: str, *, as_json: bool, skills: bool = False) -> None:
+    """A run's outcome and scores table (or its report as JSON) on standard output."""
+    report = load_report(store, run_id)
+    if as_json:
+        typer.echo(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
+        return
+    if report.live:
+        worker = report.run.settings.get("worker", {})
+        errors = f", {report.errors:,} hit errors" if report.errors else ""
+        heading = "Running…"
+        body = (
+            f"{report.scored:,} answers scored so far{errors}, {format_money(report.spent)} "
+            f"spent; the run is still going (process {worker.get('pid')} on "
+            f"{worker.get('host')})."
+        )
+    else:
+        heading, body = outcome_text(
+            report.outcome, scored=report.scored, errors=report.errors, spent=report.spent,
+            reason=report.run.reason,
+        )  # fmt: skip
+    out.print(f"[bold]{heading}[/bold]  {escape(body)}", highlight=False)
+    out.print(report.table(skills=skills))
+    for line in report.footer_lines():
+        out.print(line, highlight=False)
+
+
+def runs_command(
+    limit: Annotated[int, typer.Option("--limit")] = 20,
+    as_json: JsonOpt = False,
+) -> None:
+    """Stored benchmark runs, newest first."""
+    with Store.open() as store:
+        runs = BenchStore(store)
+        summaries = [(row, runs.statuses(row.id)) for row in runs.runs(limit)]
+    if as_json:
+        typer.echo(json.dumps([
+            {"run_id": r.id, "benchmark": r.benchmark, "model": r.model, "judge": r.judge,
+             "status": r.status, "stopped_unexpectedly": _status_words(r) == "stopped unexpectedly",
+             "updated_utc": r.updated_at.isoformat(), "items": r.items,
+             "scored": sum(1 for s in st.values() if s == "scored"),
+             "errors": sum(1 for s in st.values() if s == "failed")}
+            for r, st in summaries
+        ], indent=2))  # fmt: skip
+        return
+    if not summaries:
+        out.print("No benchmark runs yet (sweepbench bench run …).")
+        return
+    # Two lines a run, so the id — what `bench show` takes — is never cut at any width.
+    for row, statuses in summaries:
+        scored = sum(1 for s in statuses.values() if s == "scored")
+        failed = len(statuses) - scored
+        errors = f" ({failed:,} errors)" if failed else ""
+        judge = f" · judge {row.judge}" if row.judge else ""
+        out.print(f"[bold]{escape(row.id)}[/bold]", soft_wrap=True)
+        out.print(
+            f"    {_status_words(row)} · {scored:,}/{row.items:,} scored{errors} · "
+            f"{row.benchmark}{escape(judge)} · {row.updated_at:%Y-%m-%d %H:%M} UTC",
+            highlight=False,
+        )
+    out.print("[dim]sweepbench bench show RUN for the scores[/dim]")
+
+
+def _status_words(row: RunRow) -> str:
+    if row.status == "running" and not run_is_live(row):
+        return "stopped unexpectedly"
+    return STATUS_WORDS.get(row.status, row.status)
+
+
+def show_command(
+    run_id: Annotated[str, typer.Argument(help="A run id (or a unique prefix).")],
+    skills: Annotated[bool, typer.Option("--skills", help="Add a row per skill.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """A run's outcome and scores: per area and task, with 95% intervals."""
+    with Store.open() as store:
+        show_run(store, run_id, as_json=as_json, skills=skills)
+
+
+def export_command(
+    run_id: Annotated[str, typer.Argument(help="A run id (or a unique prefix).")],
+    directory: Annotated[Path, typer.Argument(help="Folder to write into (created).")],
+) -> None:
+    """Write a run's answers, failures and spend as JSONL and its summary as CSV and JSON."""
+    with Store.open() as store:
+        written = export_run(store, run_id, directory)
+    for path in written:
+        out.print(str(path), highlight=False)
