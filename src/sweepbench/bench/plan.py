@@ -114,16 +114,6 @@ class Limits:
         """True when some limit, total or per role, is set."""
         return self.total is not None or bool(self.roles)
 
-    @property
-    def target(self) -> Decimal | None:
-        """The model under test's limit (kept for ``bench/run.py``; prefer ``for_role``)."""
-        return self.for_role("target")
-
-    @property
-    def judge(self) -> Decimal | None:
-        """The judge's limit (kept for ``bench/run.py``; prefer ``for_role``)."""
-        return self.for_role("judge")
-
     def as_json(self) -> dict[str, object]:
         """``{"total": "5" | None, "roles": {"judge": "1"}}``: amounts as text, exact."""
         return {

@@ -8,6 +8,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal
 
 from sweepbench.bench.results_shapes import Summary
+from sweepbench.money.prices import format_usd
 
 Outcome = Literal["completed", "completed_with_errors", "paused_budget", "interrupted"]
 """How a run ended (spec §8.3)."""
@@ -23,18 +24,9 @@ def format_score(value_100: float, decimals: int = 1) -> str:
 
 def format_money(amount: Decimal | None) -> str:
     """Dollars as the run flow shows them (spec §6.2): ``?`` unknown, ``$1,234.56`` from 0.995,
-    ``$0.12`` from 0.01, ``$0`` for exactly zero, else six decimals without trailing zeros."""
-    if amount is None:
-        return "?"
-    value = amount if isinstance(amount, Decimal) else Decimal(str(amount))
-    if value < 0:
-        return "-" + format_money(-value)
-    if value == 0:
-        return "$0"
-    if value >= Decimal("0.01"):
-        return f"${value.quantize(Decimal('0.01'), rounding=ROUND_HALF_UP):,.2f}"
-    small = f"{value.quantize(Decimal('0.000001'), rounding=ROUND_HALF_UP):.6f}"
-    return "$" + small.rstrip("0").rstrip(".")
+    ``$0.12`` from 0.01, ``$0`` for exactly zero, else six decimals without trailing zeros (the
+    one money formatter, :func:`~sweepbench.money.prices.format_usd`, in the benchmark style)."""
+    return format_usd(amount, none="?", small_digits=6)
 
 
 def _answers(count: int) -> str:

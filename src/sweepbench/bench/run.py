@@ -270,7 +270,7 @@ class BenchRunner:
                 "preset": plan.selection.preset, "scope": plan.selection.scope,
                 "areas": list(plan.selection.areas), "tasks": list(plan.selection.tasks),
             },
-            "limits": _limits_json(plan.limits),
+            "limits": plan.limits.as_json(),
             "concurrency": self.concurrency,
             "benchmark_name": plan.benchmark.name,
             "benchmark_source": plan.benchmark.source,
@@ -583,11 +583,6 @@ class BenchRunner:
             self._holds.settle_in(conn)
 
         self.runs.write(self.run_id, answers, spend, also=calls_and_money)
-
-
-def _limits_json(limits: Limits) -> dict[str, str | None]:
-    pairs = (("total", limits.total), ("target", limits.target), ("judge", limits.judge))
-    return {k: None if v is None else str(v) for k, v in pairs}
 
 
 def _money_json(spent: dict[str, Decimal]) -> dict[str, str]:

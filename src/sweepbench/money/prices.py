@@ -130,17 +130,26 @@ def call_cost(info: ModelInfo, usage: Usage) -> Cost:
     return Cost(price.cost(usage), price.source)
 
 
-def format_usd(amount: Decimal | None, *, none: str = "no price on file") -> str:
-    """Money as the spec writes it: ``$1,234.56`` from a dollar, ``$0.12`` from a cent,
-    ``$0.003`` below (three decimals; ``<$0.001`` for a non-zero sliver); None says so."""
+def format_usd(
+    amount: Decimal | None, *, none: str = "no price on file", small_digits: int = 3
+) -> str:
+    """Money as the specs write it — the one money formatter: ``$1,234.56`` from a cent up,
+    ``$0`` for exactly zero, and below a cent ``small_digits`` decimals: three (sweeps:
+    ``$0.003``, ``<$0.001`` for a non-zero sliver) or more (benchmarks §6.2: six, trailing
+    zeros dropped). ``none`` is shown for an unknown amount."""
     if amount is None:
         return none
-    if amount == 0:
+    value = amount if isinstance(amount, Decimal) else Decimal(str(amount))
+    if value == 0:
         return "$0"
-    sign = "-" if amount < 0 else ""
-    value = abs(amount)
+    sign = "-" if value < 0 else ""
+    value = abs(value)
     if value >= Decimal("0.01"):
         return f"{sign}${value.quantize(Decimal('0.01'), rounding=ROUND_HALF_UP):,}"
-    if value < Decimal("0.0005"):
-        return f"{sign}<$0.001"
-    return f"{sign}${value.quantize(Decimal('0.001'), rounding=ROUND_HALF_UP)}"
+    if small_digits <= 3:
+        if value < Decimal("0.0005"):
+            return f"{sign}<$0.001"
+        return f"{sign}${value.quantize(Decimal('0.001'), rounding=ROUND_HALF_UP)}"
+    step = Decimal(10) ** -small_digits
+    small = f"{value.quantize(step, rounding=ROUND_HALF_UP):.{small_digits}f}"
+    return f"{sign}${small.rstrip('0').rstrip('.')}"
