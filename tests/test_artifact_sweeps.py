@@ -1,4 +1,4 @@
-"""Sweeps with --task excalidraw / sculpture: cells carry parsed artifacts and their metrics."""
+"""Sweeps with --kind excalidraw / sculpture: cells carry parsed artifacts and their metrics."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def scripted(text: str, tps: int = 0) -> str:
 
 async def test_drawing_cells_grow_while_streaming_and_keep_their_scene() -> None:
     text = "Here you go: " + json.dumps(SCENE)
-    plan = build_plan("draw", "max_tokens", ["1000", "12"], task="excalidraw", model=scripted(text))
+    plan = build_plan("draw", "max_tokens", ["1000", "12"], kind="excalidraw", model=scripted(text))
     grown: list[int] = []
 
     def on_event(event: SweepEvent) -> None:
@@ -57,7 +57,7 @@ async def test_sculpture_cells_build_glb_and_stored_documents_carry_metrics(tmp_
     manifest = (FIXTURES / "lighthouse.manifest.json").read_text()
     text = " ".join(manifest.split())
     plan = build_plan(
-        "a lighthouse", "prompt_version", ["v1", "v2"], task="sculpture", model=scripted(text)
+        "a lighthouse", "prompt_version", ["v1", "v2"], kind="sculpture", model=scripted(text)
     )
     store = Store.open()
     result = await Sweep(plan, store=store).run()
@@ -87,7 +87,7 @@ def test_export_writes_the_artifact_files(
             monkeypatch,
             "sweep",
             "draw",
-            "--task",
+            "--kind",
             "excalidraw",
             "--axis",
             "max_tokens",
@@ -128,7 +128,7 @@ def test_export_writes_the_artifact_files(
 @pytest.mark.local_model
 def test_local_sculpture_sweep_gives_parseable_artifacts() -> None:
     plan = build_plan(
-        "a small lighthouse on a rock", "max_tokens", ["300", "600"], task="sculpture"
+        "a small lighthouse on a rock", "max_tokens", ["300", "600"], kind="sculpture"
     )
     result = _run(plan)
     for sample in result.samples:
@@ -145,7 +145,7 @@ def test_local_sculpture_sweep_gives_parseable_artifacts() -> None:
 @pytest.mark.local_model
 def test_local_drawing_sweep_gives_parseable_artifacts() -> None:
     plan = build_plan(
-        "a login flow: user, web app, database", "max_tokens", ["1500"], task="excalidraw"
+        "a login flow: user, web app, database", "max_tokens", ["1500"], kind="excalidraw"
     )
     [sample] = _run(plan).samples
     outcome = sample.outcome

@@ -34,7 +34,7 @@ def runner() -> Iterator[SweepRunner]:
 
 
 def _drawing(*models: str) -> Plan:
-    return build_plan("a payments service", "model", list(models), task="excalidraw")
+    return build_plan("a payments service", "model", list(models), kind="excalidraw")
 
 
 def test_a_refused_plan_raises_at_start_and_runs_nothing(runner: SweepRunner) -> None:
@@ -83,7 +83,7 @@ def test_the_glb_is_served_live_and_from_the_store(runner: SweepRunner) -> None:
         "a brazier",
         "model",
         ["scripted/sculpt?tps=0", "scripted/sculpt?tps=1000"],
-        task="sculpture",
+        kind="sculpture",
     )
     live = runner.start(plan)
     assert live.wait_done(20.0)

@@ -132,7 +132,9 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option("--max-tokens", help="Held output budget.")
         ] = None,
         prompt_version: Annotated[str | None, typer.Option("--prompt-version")] = None,
-        task: Annotated[str, typer.Option("--task", help="text | excalidraw | sculpture")] = "text",
+        kind: Annotated[
+            str, typer.Option("--kind", "--task", help="text | excalidraw | sculpture")
+        ] = "text",
         repeats: Annotated[int, typer.Option("--repeats", help="Samples per cell (1–5).")] = 1,
         max_cells: Annotated[
             int | None, typer.Option("--max-cells", help="Cap on cells (default 6 for text).")
@@ -150,7 +152,7 @@ def register(app: typer.Typer) -> None:
             prompt,
             axis,
             _values(values),
-            task=task,
+            kind=kind,
             model=model,
             effort=effort,
             max_tokens=max_tokens,
@@ -204,7 +206,7 @@ def register(app: typer.Typer) -> None:
                         {
                             "id": r.id,
                             "created": r.created_at.isoformat(),
-                            "task": r.task,
+                            "kind": r.kind,
                             "axis": r.axis,
                             "prompt": r.prompt,
                             "status": r.status,
@@ -218,14 +220,14 @@ def register(app: typer.Typer) -> None:
             )
             return
         table = Table(title="Sweeps")
-        for column in ("id", "date", "task", "axis", "cells", "cost", "status", "prompt"):
+        for column in ("id", "date", "kind", "axis", "cells", "cost", "status", "prompt"):
             table.add_column(column, no_wrap=column in ("id", "date"))
         for r in rows:
             excerpt = r.prompt if len(r.prompt) <= 40 else r.prompt[:39] + "…"
             table.add_row(
                 r.id[:8],
                 r.created_at.strftime("%Y-%m-%d %H:%M"),
-                r.task,
+                r.kind,
                 r.axis,
                 str(r.cells),
                 format_usd(r.cost_usd),

@@ -106,7 +106,7 @@ def sweep_header(result: SweepResult) -> dict[str, Any]:
     return {
         "id": result.id,
         "created": result.created_at.isoformat(),
-        "kind": plan.task,
+        "kind": plan.kind_name,
         "axis": plan.axis,
         "prompt": plan.prompt,
         "held": plan.held,
@@ -188,7 +188,7 @@ def save_sweep(store: Store, result: SweepResult) -> None:
     """Insert or update the sweep's row with its current document."""
     document = sweep_document(result)
     values = {
-        "task": result.plan.task,
+        "task": result.plan.kind_name,  # the column keeps its name
         "axis": result.plan.axis,
         "prompt": result.plan.prompt,
         "status": document["status"],
@@ -218,7 +218,8 @@ class SweepSummary:
 
     id: str
     created_at: datetime
-    task: str
+    kind: str
+    """What the cells produced (``text``, ``excalidraw``, ``sculpture``)."""
     axis: str
     prompt: str
     status: str
@@ -238,7 +239,7 @@ def list_sweeps(store: Store, limit: int = 20) -> list[SweepSummary]:
         SweepSummary(
             id=row["id"],
             created_at=row["created_at"],
-            task=row["task"],
+            kind=row["task"],
             axis=row["axis"],
             prompt=row["prompt"],
             status="interrupted" if row["id"] in dead else row["status"],

@@ -119,7 +119,8 @@ class Plan:
     """The cells of a sweep and everything needed to run or price them."""
 
     prompt: str
-    task: str
+    kind_name: str
+    """What the cells produce: ``text``, ``excalidraw`` or ``sculpture`` (an artifact kind)."""
     axis: Axis
     held: dict[str, str | int]
     cells: tuple[Cell, ...]
@@ -131,8 +132,8 @@ class Plan:
 
     @property
     def kind(self) -> ArtifactKind:
-        """The artifact kind of the task."""
-        return artifact_kind(self.task)
+        """The artifact kind the cells produce."""
+        return artifact_kind(self.kind_name)
 
     def calls(self) -> list[PlannedCall]:
         """Every model call, cell by cell, sample by sample: the one list that is priced,
@@ -191,7 +192,8 @@ def build_plan(
     axis: str,
     values: Sequence[str | int],
     *,
-    task: str = "text",
+    kind: str = "text",
+    task: str | None = None,
     model: str | None = None,
     effort: str | None = None,
     max_tokens: str | int | None = None,
@@ -199,7 +201,10 @@ def build_plan(
     repeats: int = 1,
     max_cells: int | None = None,
 ) -> Plan:
-    """Build the plan; never raises on user input (problems become refusals)."""
+    """Build the plan; never raises on user input (problems become refusals). ``kind`` is
+    what the cells produce (``task`` is its older name, still accepted)."""
+    if task is not None:
+        kind = task
     refusals: list[Refusal] = []
     notes: list[str] = []
 
@@ -209,20 +214,20 @@ def build_plan(
         refusals.append(Refusal(code, message, severity, needs_key))
 
     try:
-        kind = artifact_kind(task)
+        artifact = artifact_kind(kind)
     except UserError as exc:
-        return Plan(prompt, "text", "model", {}, (), refusals=(Refusal("task", str(exc)),))
+        return Plan(prompt, "text", "model", {}, (), refusals=(Refusal("kind", str(exc)),))
     if axis not in AXES:
         message = f"unknown axis {axis!r}; axes: {', '.join(AXES)}"
-        return Plan(prompt, task, "model", {}, (), refusals=(Refusal("axis", message),))
+        return Plan(prompt, kind, "model", {}, (), refusals=(Refusal("axis", message),))
     the_axis: Axis = axis
-    defaults = kind.defaults
+    defaults = artifact.defaults
     if not prompt.strip():
         refuse("prompt", "Write a prompt first.", "warning")
     elif len(prompt) > defaults.prompt_cap:
         refuse(
             "prompt",
-            f"The prompt is {len(prompt):,} characters; {task} sweeps take at most "
+            f"The prompt is {len(prompt):,} characters; {kind} sweeps take at most "
             f"{defaults.prompt_cap:,}.",
             "warning",
         )
@@ -233,7 +238,7 @@ def build_plan(
     held_model = model or default_model()
     held_effort = (effort or "").strip().lower()  # empty: each model's default effort
     held_budget = coerce_budget(max_tokens, defaults.held_max_tokens) or defaults.held_max_tokens
-    held_version = prompt_version or kind.default_version
+    held_version = prompt_version or artifact.default_version
     if max_tokens is not None and coerce_budget(max_tokens) is None:
         notes.append(f"max tokens {max_tokens!r} is not a number; using {held_budget:,}")
 
@@ -254,14 +259,14 @@ def build_plan(
     elif the_axis == "model":
         varying = list(dict.fromkeys(raw))
     else:
-        bad = [v for v in raw if v not in kind.prompts]
+        bad = [v for v in raw if v not in artifact.prompts]
         if bad:
             refuse(
                 "values",
-                f"{task} has no prompt version {', '.join(bad)}; versions: "
-                f"{', '.join(kind.versions)}",
+                f"{kind} has no prompt version {', '.join(bad)}; versions: "
+                f"{', '.join(artifact.versions)}",
             )
-        varying = [v for v in kind.versions if v in raw]
+        varying = [v for v in artifact.versions if v in raw]
 
     cap = max_cells or defaults.max_variants
     dropped = max(len(varying) - cap, 0)
@@ -327,7 +332,7 @@ def build_plan(
     held.pop(the_axis, None)
     return Plan(
         prompt=prompt,
-        task=task,
+        kind_name=kind,
         axis=the_axis,
         held=held,
         cells=tuple(cells),

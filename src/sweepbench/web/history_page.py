@@ -24,7 +24,7 @@ def _rows(store: Store) -> list[Any]:
             html.Tr(
                 [
                     html.Td(s.created_at.strftime("%Y-%m-%d %H:%M")),
-                    html.Td(KINDS.get(s.task, s.task)),
+                    html.Td(KINDS.get(s.kind, s.kind)),
                     html.Td(s.axis),
                     html.Td(str(s.cells)),
                     html.Td(f"~{format_usd(s.cost_usd)}"),

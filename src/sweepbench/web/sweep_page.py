@@ -292,7 +292,7 @@ def plan_from_controls(
         prompt or "",
         axis,
         values,
-        task=kind,
+        kind=kind,
         model=held_model or None,
         effort=held_effort or None,
         max_tokens=held_budget if held_budget not in (None, "") else None,  # type: ignore[arg-type]
