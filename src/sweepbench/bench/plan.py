@@ -525,6 +525,12 @@ def build_plan(
             )
     already_spent = sum(spent.values(), Decimal(0))
     limit_problems = _limit_problems(roles, limits, already_spent)
+    if limits.any:
+        notes.append(
+            "A limit is held by reserving each answer's worst case (its prompt at the most "
+            "tokens it can be and its whole length limit) before the call, so it is never "
+            "exceeded; the run pauses when the next answer's worst case no longer fits."
+        )
     counts = Counter(i.task for i in pending)
     if needs_price_ack:
         unpriced = [r.model for r in roles if r.low is None]
