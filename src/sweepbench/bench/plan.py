@@ -29,6 +29,7 @@ from sweepbench.bench.scoring.judge import (
 from sweepbench.errors import UserError
 from sweepbench.models.catalog import ModelInfo
 from sweepbench.models.registry import model_info, provider_status
+from sweepbench.models.tokens import tokens_in
 from sweepbench.money.prices import Price, price_for
 from sweepbench.roles import BENCH_ROLES, Role, label, parse_role
 
@@ -273,10 +274,6 @@ def _sum(values: Iterable[Decimal | None]) -> Decimal | None:
     return total
 
 
-def _tokens(chars: int) -> int:
-    return chars // 4
-
-
 def _info(model_id: str, errors: list[str], role: str) -> ModelInfo | None:
     try:
         info = model_info(model_id)
@@ -385,7 +382,7 @@ def _role_cost(
     limit: Decimal | None,
     spent: Decimal,
 ) -> RoleCost:
-    input_tokens = _tokens(input_chars)
+    input_tokens = tokens_in(input_chars)
     if price is None:
         return RoleCost(role, model, calls, input_tokens, None, None, limit, spent)
     low = input_tokens * price.input / MILLION

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from sweepbench.errors import ErrorKind, ProviderError, UserError
 from sweepbench.models.catalog import ModelInfo
+from sweepbench.models.tokens import tokens_in
 
 StopReason = Literal["end", "max_tokens", "refusal", "error", "cancelled"]
 Role = Literal["system", "user", "assistant"]
@@ -265,7 +266,7 @@ class Result:
         prompt_chars = sum(len(m.content) for m in request.messages)
         self.usage = replace(
             usage,
-            input_tokens=usage.input_tokens or max(prompt_chars // 4, 1),
+            input_tokens=usage.input_tokens or max(tokens_in(prompt_chars), 1),
             output_tokens=max(usage.output_tokens, self.deltas),
         )
         self.usage_estimated = True

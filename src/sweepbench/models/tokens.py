@@ -20,9 +20,14 @@ FRAMING_BOUND = 64
 """At most this many template tokens per request (begin/end markers, a default system line)."""
 
 
+def tokens_in(chars: int) -> int:
+    """Typical tokens in ``chars`` characters of text: four characters a token."""
+    return chars // 4
+
+
 def typical_prompt_tokens(contents: Iterable[str]) -> int:
     """A typical token count for a prompt made of these message contents."""
-    return sum(len(text) for text in contents) // 4 + FRAMING_TOKENS
+    return tokens_in(sum(len(text) for text in contents)) + FRAMING_TOKENS
 
 
 def prompt_token_bound(contents: Iterable[str]) -> int:
