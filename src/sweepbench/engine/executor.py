@@ -33,7 +33,7 @@ from sweepbench.models.base import Event, Finish, Model, Request, Result
 from sweepbench.models.registry import resolve
 from sweepbench.models.tokens import prompt_token_bound
 from sweepbench.money.ledger import Ledger
-from sweepbench.money.prices import MILLION, Price, price_for
+from sweepbench.money.prices import MILLION, Price, call_cost, price_for
 from sweepbench.roles import Role
 from sweepbench.settings import scrub, secret_values
 from sweepbench.store import Store
@@ -322,13 +322,8 @@ class Executor:
             )
             result.usage = replace(result.usage, cost_usd=None)
             return worst, "impossible usage: counted at the reservation"
-        usage = result.usage
-        if usage.cost_usd is not None:
-            return usage.cost_usd, f"reported by {model.info.provider}"
-        price = self.price(model)
-        if price is None:
-            return None, None
-        return price.cost(usage), price.source
+        cost = call_cost(model.info, result.usage, price=self.price(model))
+        return cost.usd, cost.source
 
     def _scrub_result(self, result: Result) -> None:
         if not self._secrets:

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from functools import cache
 from importlib.metadata import version
+from typing import Literal
 
 from sweepbench.models.base import Usage
 from sweepbench.models.catalog import ModelInfo
@@ -119,15 +120,18 @@ class Cost:
     source: str | None
 
 
-def call_cost(info: ModelInfo, usage: Usage) -> Cost:
-    """The cost of a finished (or stopped) call: the provider's own figure when it reports one
-    (OpenRouter), else usage × price; ``usd=None`` when there is no price on file."""
+def call_cost(
+    info: ModelInfo, usage: Usage, *, price: Price | Literal["look up"] | None = "look up"
+) -> Cost:
+    """The cost of a finished (or stopped) call — the one cost rule: the provider's own figure
+    when it reports one (OpenRouter does), else usage × price; ``usd=None`` when there is no
+    price on file. ``price`` saves the look-up when the caller already has it."""
     if usage.cost_usd is not None:
         return Cost(usage.cost_usd, f"reported by {info.provider}")
-    price = price_for(info)
-    if price is None:
+    known = price_for(info) if price == "look up" else price
+    if known is None:
         return Cost(None, None)
-    return Cost(price.cost(usage), price.source)
+    return Cost(known.cost(usage), known.source)
 
 
 def format_usd(
