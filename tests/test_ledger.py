@@ -37,6 +37,7 @@ from sweepbench.money.ledger import (
 from sweepbench.money.prices import format_usd
 from sweepbench.store import Store
 from sweepbench.store.schema import spend_reservations, spend_totals
+from sweepbench.store.workers import forget_workers
 from tests.backends import BACKENDS, backend_url
 
 T0 = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
@@ -61,6 +62,10 @@ class Clock:
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     with Store.open(backend_url(request.param, tmp_path / "ledger.db")) as s:
         yield s
+        # This process's worker row goes with the database; without this, a later test on the
+        # same PostgreSQL URL (its schema wiped) would hold money as a worker with no row, which
+        # every admission takes for dead.
+        forget_workers()
 
 
 @pytest.fixture
@@ -119,12 +124,19 @@ def test_the_call_window_refuses_with_the_spec_wording(store: Store, clock: Cloc
     ledger.admit("a", charges("0.01", "0.01"))
     err = refusal(ledger, "b", charges("0.01", "0.01"))
     assert str(err) == (
-        "Rate limit: 3 model calls per 60 minutes on this host; 1 remain and this sweep needs 2."
+        "Rate limit: 3 paid model calls per 60 minutes on this host (SWEEPBENCH_CALLS_PER_HOUR); "
+        "1 remain and this sweep needs 2. Calls to free models never count."
     )
     assert (err.ceiling, err.needed, err.remaining, err.limit) == ("calls", 2, 1, 3)
-    err = refusal(ledger, "b", charges("0.01", "0.01", role="judge"))
-    assert "this run needs 2" in str(err)
+    err = refusal(ledger, "b", charges("0.01", "0.01", role="generate"))
+    assert "; 1 remain and this generation needs 2." in str(err)
+    err = refusal(ledger, "b", [*charges("0.01"), *charges("0.01", role="generate")])
+    assert "; 1 remain and this run needs 2." in str(err)
+    # benchmark calls never count in the window: admitted past it, and the window is unchanged
+    assert len(ledger.admit("bench", charges("0.01", "0.01", role="judge"))) == 2
+    assert ledger.summary().calls_in_window == 2
     ledger.admit("b", charges("0.01"))  # exactly what is left
+    assert refusal(ledger, "c", charges("0.01", role="generate")).remaining == 0
 
 
 def test_a_sweep_too_big_for_today_says_what_is_left(store: Store, clock: Clock) -> None:
@@ -133,8 +145,9 @@ def test_a_sweep_too_big_for_today_says_what_is_left(store: Store, clock: Clock)
     err = refusal(ledger, "b", charges("0.20", "0.20"))
     e, r, c = format_usd(D("0.4")), format_usd(D("0.3")), format_usd(D(1))
     assert str(err) == (
-        f"This sweep could cost up to {e} and only {r} of today's {c} is left. Lower the "
-        "max-token budgets, the effort or the number of cells, or try again after midnight UTC."
+        f"This sweep could cost up to {e} and only {r} of today's {c} is left "
+        "(SWEEPBENCH_DAILY_USD). Lower the max-token budgets, the effort or the number of cells, "
+        "or try again after midnight UTC."
     )
     assert (err.ceiling, err.needed, err.remaining, err.limit) == ("daily", D("0.4"), D("0.3"), 1)
     ledger.admit("b", charges("0.20", "0.10"))  # exactly the cap fits
@@ -144,13 +157,18 @@ def test_a_reached_daily_budget_says_so(store: Store, clock: Clock) -> None:
     ledger = ledger_for(store, clock, daily_usd=D(1))
     [rid] = ledger.admit("a", charges("1"))
     err = refusal(ledger, "b", charges("0.01"))
-    assert str(err).startswith(f"Daily budget reached — $0 of {format_usd(D(1))} spent today (")
-    assert "held by calls in progress" in str(err)
+    one = format_usd(D(1))
+    assert str(err) == (
+        f"Daily budget reached — $0 of {one} spent today ({one} more is held by calls in "
+        "progress) (SWEEPBENCH_DAILY_USD). It resets at midnight UTC. This is a host limit, not "
+        "a fault with your prompt."
+    )
     ledger.settle(rid, D("1.2"))  # actual cost beyond the reservation is counted in full
     err = refusal(ledger, "b", charges("0.01"))
     assert str(err) == (
-        f"Daily budget reached — {format_usd(D('1.2'))} of {format_usd(D(1))} spent today. It "
-        "resets at midnight UTC. This is a host limit, not a fault with your prompt."
+        f"Daily budget reached — {format_usd(D('1.2'))} of {one} spent today "
+        "(SWEEPBENCH_DAILY_USD). It resets at midnight UTC. This is a host limit, not a fault "
+        "with your prompt."
     )
     assert err.remaining == 0 and err.spent == D("1.2")
 
@@ -162,13 +180,16 @@ def test_the_lifetime_ceiling_is_named(store: Store, clock: Clock) -> None:
     e, r, c = (format_usd(D(x)) for x in ("1", "0.5", "2"))
     assert str(err) == (
         f"This sweep could cost up to {e} and only {r} of this host's {c} lifetime ceiling is "
-        "left. Lower the max-token budgets, the effort or the number of cells."
+        "left (SWEEPBENCH_TOTAL_USD). Lower the max-token budgets, the effort or the number of "
+        "cells."
     )
     assert err.ceiling == "cumulative"
     ledger.settle(rid, D(2))
     err = refusal(ledger, "b", charges("0.5"))
-    assert str(err).startswith(f"Lifetime budget reached — {c} of this host's {c} lifetime")
-    assert "SWEEPBENCH_TOTAL_USD" in str(err)
+    assert str(err) == (
+        f"Lifetime budget reached — {c} of this host's {c} lifetime ceiling is spent "
+        "(SWEEPBENCH_TOTAL_USD). This is a host limit, not a fault with your prompt."
+    )
 
 
 def test_the_tighter_of_daily_and_lifetime_is_reported(store: Store, clock: Clock) -> None:
@@ -186,23 +207,40 @@ def test_a_run_limit_counts_the_runs_settled_and_open_spend(store: Store, clock:
     ledger.admit("bench-1", charges("0.3", role="judge"), run_limit_usd=D(1))
     err = refusal(ledger, "bench-1", charges("0.3", role="judge"), run_limit_usd=D(1))
     r, c = format_usd(D("0.2")), format_usd(D(1))
-    assert str(err).startswith(f"This run could cost up to {format_usd(D('0.3'))} and only {r}")
-    assert f"of its {c} spending limit is left" in str(err)
+    assert str(err) == (
+        f"This run could cost up to {format_usd(D('0.3'))} and only {r} of its {c} spending "
+        "limit is left. Raise it with --limit USD, or lower the max-token budgets or the number "
+        "of calls."
+    )
     assert (err.ceiling, err.remaining, err.spent) == ("run", D("0.2"), D("0.5"))
     ledger.admit("bench-2", charges("0.3"), run_limit_usd=D(1))  # another run, its own limit
     assert ledger.run_spent("bench-1") == D("0.5")
 
 
-def test_free_calls_need_no_money_but_count_in_the_window(store: Store, clock: Clock) -> None:
-    free = [Charge("local/smollm2-135m", D(0), free=True)] * 2
-    ledger = ledger_for(store, clock, daily_usd=D(0), calls_per_hour=2)
-    ledger.admit("local", free)  # $0 never crosses a dollar ceiling, even a $0 one
-    assert refusal(ledger, "more", free[:1]).ceiling == "calls"
-    exempt = ledger_for(store, clock, daily_usd=D(0), calls_per_hour=2, exempt_free_calls=True)
-    exempt.admit("more", free * 3)
-    s = exempt.summary()
-    assert (s.calls_in_window, s.calls_left) == (0, 2)
-    assert ledger.summary().calls_in_window == 8
+def test_free_calls_hold_nothing_and_never_count(store: Store, clock: Clock) -> None:
+    free = Charge("local/smollm2-135m", D(0), free=True)
+    nothing = ledger_for(store, clock, daily_usd=D(0), total_usd=D(0), calls_per_hour=0)
+    before = rows(store)
+    # $0 never crosses a ceiling, even a $0 one or an empty window, and keeps no row
+    assert nothing.admit("local", [free] * 50) == [None] * 50
+    assert rows(store) == before
+    s = nothing.summary()
+    assert (s.calls_in_window, s.open_reservations, s.reserved) == (0, 0, 0)
+
+    ledger = ledger_for(store, clock, daily_usd=D(1), calls_per_hour=2)
+    ids = ledger.admit("mixed", [free, *charges("0.1"), free, free, *charges("0.2")])
+    assert [i is None for i in ids] == [True, False, True, True, False]
+    assert [(r.id, r.reserved_usd) for r in ledger.reservations("mixed")] == [
+        (ids[1], D("0.1")),
+        (ids[4], D("0.2")),
+    ]
+    s = ledger.summary()
+    assert (s.calls_in_window, s.calls_left, s.open_reservations) == (2, 0, 2)
+    assert ledger.admit("more", [free] * 3) == [None] * 3  # the window is full: still admitted
+    long_id = Charge("scripted/echo?text=" + "x" * 400, D(0), free=True)  # kept nowhere, so fine
+    assert ledger.admit("long", [long_id]) == [None]
+    assert refusal(ledger, "more", [free, *charges("0.01")]).ceiling == "calls"
+    assert ledger.summary().calls_in_window == 2
 
 
 def test_micro_dollar_conversions_are_exact() -> None:
@@ -228,7 +266,8 @@ def test_micro_dollar_conversions_are_exact() -> None:
         ({"ceiling_usd": D("NaN")}, ValueError),
         ({"ceiling_usd": D("Infinity")}, ValueError),
         ({"ceiling_usd": D("0.1"), "free": True}, ValueError),
-        ({"ceiling_usd": D(1), "model": ""}, ValueError),
+        ({"ceiling_usd": D(1), "model": ""}, UserError),
+        ({"ceiling_usd": D(1), "model": "scripted/echo?text=" + "x" * 300}, UserError),
     ],
 )
 def test_bad_charges_are_refused(kwargs: dict[str, Any], error: type[Exception]) -> None:
@@ -379,24 +418,19 @@ def test_a_naive_clock_is_refused(store: Store) -> None:
 def test_ceilings_default_and_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("DAILY_USD", "CALLS_PER_HOUR", "TOTAL_USD", "EXEMPT_FREE_CALLS"):
         monkeypatch.delenv(f"SWEEPBENCH_{name}", raising=False)
-    assert Ceilings.from_env() == Ceilings() == Ceilings(D(10), 40, None, False, ())
+    assert Ceilings.from_env() == Ceilings() == Ceilings(D(10), 40, None, ())
     monkeypatch.setenv("SWEEPBENCH_DAILY_USD", " 2.50 ")
     monkeypatch.setenv("SWEEPBENCH_CALLS_PER_HOUR", "7")
     monkeypatch.setenv("SWEEPBENCH_TOTAL_USD", "100")
-    monkeypatch.setenv("SWEEPBENCH_EXEMPT_FREE_CALLS", "1")
+    monkeypatch.setenv("SWEEPBENCH_EXEMPT_FREE_CALLS", "1")  # retired: free calls never count
     c = Ceilings.from_env()
-    assert (c.daily_usd, c.calls_per_hour, c.total_usd, c.exempt_free_calls) == (
-        D("2.50"),
-        7,
-        D(100),
-        True,
-    )
+    assert (c.daily_usd, c.calls_per_hour, c.total_usd) == (D("2.50"), 7, D(100))
     assert c.overridden == (
         "SWEEPBENCH_DAILY_USD",
         "SWEEPBENCH_CALLS_PER_HOUR",
         "SWEEPBENCH_TOTAL_USD",
-        "SWEEPBENCH_EXEMPT_FREE_CALLS",
     )
+    assert not hasattr(c, "exempt_free_calls")
     env = {
         "SWEEPBENCH_DAILY_USD": "0",
         "SWEEPBENCH_TOTAL_USD": "",
@@ -414,7 +448,6 @@ def test_ceilings_default_and_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
         ("SWEEPBENCH_DAILY_USD", "daily_usd", D(10)),
         ("SWEEPBENCH_CALLS_PER_HOUR", "calls_per_hour", 40),
         ("SWEEPBENCH_TOTAL_USD", "total_usd", None),
-        ("SWEEPBENCH_EXEMPT_FREE_CALLS", "exempt_free_calls", False),
     ],
 )
 def test_bad_overrides_fall_back_with_a_warning(
@@ -434,7 +467,9 @@ def test_the_ledger_reads_the_environment(store: Store, monkeypatch: pytest.Monk
     ledger = Ledger(store)
     ledger.admit("a", charges("0.1"))
     assert ledger.summary().overridden == ("SWEEPBENCH_CALLS_PER_HOUR",)
-    assert "1 model calls per 60 minutes" in str(refusal(ledger, "b", charges("0.1")))
+    assert "Rate limit: 1 paid model calls per 60 minutes on this host " in str(
+        refusal(ledger, "b", charges("0.1"))
+    )
 
 
 # -- several processes --------------------------------------------------------------------------
@@ -444,7 +479,9 @@ ATTEMPTS = 12
 
 
 def _admit_in_a_process(home: str, url: str, barrier: Any, results: Any, index: int) -> None:
-    """Runs in a spawned process: admit small sweeps against a $1 daily ceiling."""
+    """Runs in a spawned process: admit small sweeps against a $1 daily ceiling, settle one
+    call of each and leave the other open until every process is done (a process that exits
+    is a dead worker: what it left open would be settled at $0 and free room for others)."""
     os.environ["SWEEPBENCH_HOME"] = home
     os.environ["SWEEPBENCH_DB"] = url
     admitted = refused = 0
@@ -464,6 +501,7 @@ def _admit_in_a_process(home: str, url: str, barrier: Any, results: Any, index: 
                 admitted += 1
                 ledger.settle(ids[0], None)  # at the reservation, so the sums stay comparable
                 ledger.summary()
+            barrier.wait(timeout=60)
     except BaseException as exc:
         errors.append(f"{type(exc).__name__}: {exc}")
     results.put((index, admitted, refused, errors))
@@ -499,12 +537,17 @@ def test_processes_share_one_ceiling(tmp_path: Path, backend: str) -> None:
     assert all(a + r == ATTEMPTS for _, a, r, _ in outcomes)
     with Store.open(url) as store:
         reserved = rows(store)[0]
-        s = Ledger(store, Ceilings(daily_usd=D(1))).summary()
-    total = sum(row.reserved_micro for row in reserved)
-    assert total <= 1_000_000  # the ceiling held across processes
-    assert total == 960_000  # and 16 sweeps of $0.06 fit, no more
-    assert sum(a for _, a, _, _ in outcomes) == 16 == len(reserved) // 2
-    assert s.spent_today + s.reserved == D("0.96")
+        ledger = Ledger(store, Ceilings(daily_usd=D(1)))
+        s = ledger.summary()
+        total = sum(row.reserved_micro for row in reserved)
+        assert total <= 1_000_000  # the ceiling held across processes
+        assert total == 960_000  # and 16 sweeps of $0.06 fit, no more
+        assert sum(a for _, a, _, _ in outcomes) == 16 == len(reserved) // 2
+        assert (s.spent_today, s.reserved, s.open_reservations) == (D("0.48"), D("0.48"), 16)
+        # the processes have exited: the calls they left open never started, so they cost $0
+        assert ledger.reap_dead() == 16
+        s = ledger.summary()
+        assert (s.spent_today, s.reserved, s.open_reservations) == (D("0.48"), 0, 0)
 
 
 # -- the command --------------------------------------------------------------------------------
@@ -533,12 +576,7 @@ def test_spend_command(monkeypatch: pytest.MonkeyPatch) -> None:
     assert data["spent_today"] == "0.1" and data["reserved"] == "0.25"
     assert data["remaining_today"] == "1.65" and data["calls_left"] == 38
     assert data["overridden"] == ["SWEEPBENCH_DAILY_USD"]
-    assert data["ceilings"] == {
-        "daily_usd": "2",
-        "calls_per_hour": 40,
-        "total_usd": None,
-        "exempt_free_calls": False,
-    }
+    assert data["ceilings"] == {"daily_usd": "2", "calls_per_hour": 40, "total_usd": None}
     result = runner.invoke(app, ["spend"], env={"COLUMNS": "120"})
     assert result.exit_code == 0, result.output
     for text in ("Spent today", format_usd(D("1.65")), "SWEEPBENCH_DAILY_USD", "38 left"):

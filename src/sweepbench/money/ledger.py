@@ -87,8 +87,7 @@ def _utc_now() -> datetime:
 class Ledger:
     """The shared spend ledger in ``store``. ``ceilings`` default to :meth:`Ceilings.from_env`
     (read once, here); ``clock`` returns an aware datetime (tests move it). Holds no state of
-    its own but this process's worker id: share one between threads, or make one per process
-    on the same store."""
+    its own: share one between threads, or make one per process on the same store."""
 
     def __init__(
         self, store: Store, ceilings: Ceilings | None = None, clock: Clock | None = None
@@ -96,15 +95,14 @@ class Ledger:
         self.store = store
         self.ceilings = Ceilings.from_env() if ceilings is None else ceilings
         self._clock = clock or _utc_now
-        self._worker: str | None = None
         self._received = StoredReceivedCost()
 
     @property
     def worker(self) -> str:
-        """This process's worker id (registered on first use; see ``store.workers``)."""
-        if self._worker is None:
-            self._worker = this_worker(self.store.engine)
-        return self._worker
+        """This process's worker id (registered on first use; see ``store.workers``). Looked up
+        each time, never kept here: a forked child, or a process whose registration was ended
+        (``forget_workers``), must not hold money under a worker that is, or will be, dead."""
+        return this_worker(self.store.engine)
 
     # -- limits ----------------------------------------------------------------------------
 
