@@ -159,16 +159,15 @@ def test_a_reached_daily_budget_says_so(store: Store, clock: Clock) -> None:
     err = refusal(ledger, "b", charges("0.01"))
     one = format_usd(D(1))
     assert str(err) == (
-        f"Daily budget reached — $0 of {one} spent today ({one} more is held by calls in "
-        "progress) (SWEEPBENCH_DAILY_USD). It resets at midnight UTC. This is a host limit, not "
-        "a fault with your prompt."
+        f"Daily budget reached (SWEEPBENCH_DAILY_USD) — $0 of {one} spent today ({one} more is "
+        "held by calls in progress). It resets at midnight UTC. This is a host limit, not a "
+        "fault with your prompt."
     )
     ledger.settle(rid, D("1.2"))  # actual cost beyond the reservation is counted in full
     err = refusal(ledger, "b", charges("0.01"))
     assert str(err) == (
-        f"Daily budget reached — {format_usd(D('1.2'))} of {one} spent today "
-        "(SWEEPBENCH_DAILY_USD). It resets at midnight UTC. This is a host limit, not a fault "
-        "with your prompt."
+        f"Daily budget reached (SWEEPBENCH_DAILY_USD) — {format_usd(D('1.2'))} of {one} spent "
+        "today. It resets at midnight UTC. This is a host limit, not a fault with your prompt."
     )
     assert err.remaining == 0 and err.spent == D("1.2")
 

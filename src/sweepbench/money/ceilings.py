@@ -16,7 +16,7 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidO
 from decimal import localcontext as _localcontext
 from typing import Any, Literal
 
-from sweepbench.errors import BudgetExceeded
+from sweepbench.errors import BudgetExceeded, UserError
 from sweepbench.money.prices import format_usd
 from sweepbench.roles import label
 
@@ -193,8 +193,11 @@ class Charge:
         if isinstance(raw, int) and not isinstance(raw, bool):  # exact, so accepted
             object.__setattr__(self, "ceiling_usd", Decimal(raw))
         usd_to_micro(self.ceiling_usd, up=True)  # TypeError/ValueError for float, NaN, < 0
-        if not self.model or len(self.model) > 300:
-            raise ValueError(f"a charge needs a model id of 1–300 characters: {self.model!r}")
+        if not self.model or (len(self.model) > 300 and not self.free):  # free: never stored
+            raise UserError(
+                f"a model id has 1–300 characters to be paid for, not {len(self.model):,}: "
+                f"{self.model[:60]}…"
+            )
         if not self.role or len(self.role) > 40:
             raise ValueError(f"a charge needs a role of 1–40 characters: {self.role!r}")
         if self.free and self.ceiling_usd != 0:
@@ -365,9 +368,9 @@ def money_refusal(
     more = f" ({format_usd(micro_to_usd(held))} more is held by calls in progress)"
     if which == "daily" and reached:
         text = (
-            f"Daily budget reached — {s} of {c} spent today{more if held else ''} "
-            f"({DAILY_USD_ENV}). It resets at midnight UTC. This is a host limit, not a fault "
-            "with your prompt."
+            f"Daily budget reached ({DAILY_USD_ENV}) — {s} of {c} spent today"
+            f"{more if held else ''}. It resets at midnight UTC. This is a host limit, not a "
+            "fault with your prompt."
         )
     elif which == "daily":
         text = (

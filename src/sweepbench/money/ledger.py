@@ -145,7 +145,7 @@ class Ledger:
         with self._write() as (conn, now):
             if run_limit_usd is not None:
                 q.set_cap(conn, q.run_scope(run_id), _cap(_checked(run_limit_usd)), now)
-            self._housekeeping(conn, now)
+            self._tidy(conn, now)
             ids = self._admit_in(conn, now, run_id, charges, worker, kind="call")
         return ids
 
@@ -161,7 +161,7 @@ class Ledger:
         want = max(usd_to_micro(_checked(want_usd), up=True), need)
         worker = self.worker
         with self._write() as (conn, now):
-            self._housekeeping(conn, now)
+            self._tidy(conn, now)
             fig = q.figures(conn, now)
             room = self._room(conn, fig, run_id, role)
             amount = want if room is None else max(min(want, room), need)
@@ -379,7 +379,10 @@ class Ledger:
         with self._write() as (conn, now):
             return q.purge(conn, now, older_than_days)
 
-    def _housekeeping(self, conn: Connection, now: datetime) -> None:
+    def _tidy(self, conn: Connection, now: datetime) -> None:
+        """Settle what dead workers held, expire stale holds, purge old rows (inside the
+        admission's transaction: a refusal writes nothing, so a refused admission leaves this
+        to the next one, or to :meth:`reap_dead`)."""
         q.reap_dead(conn, now, self._received)
         q.expire(conn, now, STALE_AFTER_S)
         q.purge(conn, now, RETENTION_DAYS)

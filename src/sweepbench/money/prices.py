@@ -1,8 +1,9 @@
 """Prices per model and the cost of a call.
 
-Sources, in order: an operator override in the catalogue; zero for models that run on the
-user's own hardware (local, scripted, configured endpoints); OpenRouter's catalogue for
-OpenRouter ids; the ``genai-prices`` package's bundled snapshot (works offline) for the rest.
+Sources, in order: an operator override in the catalogue; then what the provider table
+(:mod:`sweepbench.models.providers`) says of the model's provider: zero for models that run on
+the user's own hardware (the bundled local model, scripted models, configured endpoints),
+OpenRouter's catalogue, or the ``genai-prices`` package's bundled snapshot (works offline).
 A model none of them knows has *no price on file* — ``None``, never $0.
 """
 
@@ -17,9 +18,9 @@ from typing import Literal
 
 from sweepbench.models.base import Usage
 from sweepbench.models.catalog import ModelInfo
+from sweepbench.models.providers import provider
 
 MILLION = Decimal(1_000_000)
-FREE_PROVIDERS = {"local": "local model: free", "scripted": "scripted model: free"}
 ZERO = Decimal(0)
 
 
@@ -95,9 +96,10 @@ def price_for(info: ModelInfo) -> Price | None:
     """The price of a model, or None when there is no price on file."""
     if info.price_in is not None and info.price_out is not None:
         return Price(info.price_in, info.price_out, source="operator override")
-    if info.provider in FREE_PROVIDERS:
-        return Price(ZERO, ZERO, source=FREE_PROVIDERS[info.provider])
-    if info.provider == "openrouter":
+    how = provider(info.provider)
+    if how.pricing == "free":
+        return Price(ZERO, ZERO, source=how.free_source)
+    if how.pricing == "openrouter-catalogue":
         from sweepbench.models.openrouter import cache_file, catalogue
 
         entry = catalogue(offline=True).get(info.name)
@@ -106,9 +108,9 @@ def price_for(info: ModelInfo) -> Price | None:
         path = cache_file()
         fetched = datetime.fromtimestamp(path.stat().st_mtime, UTC).date().isoformat()
         return Price(entry.price_in, entry.price_out, source="OpenRouter catalogue", date=fetched)
-    if info.provider in ("anthropic", "openai"):
+    if how.pricing == "genai-prices":
         return _from_genai_prices(info)
-    # A configured OpenAI-compatible endpoint runs on the user's own hardware.
+    # An OpenAI-compatible endpoint runs on the user's own hardware.
     return Price(ZERO, ZERO, source="own server: free")
 
 

@@ -31,6 +31,9 @@ HEARTBEAT_S = 5.0
 """How often a live worker touches its row."""
 DEAD_AFTER_S = 60.0
 """A worker on another host whose heartbeat is this old is dead."""
+REUSED_PID_AFTER_S = 600.0
+"""On this host a worker's pid is checked at once; but one whose heartbeat has been silent this
+long is dead even if its pid exists (it was given to another program since)."""
 
 
 @dataclass(frozen=True)
@@ -67,9 +70,9 @@ def is_dead(row: WorkerRow, now: datetime | None = None) -> bool:
     """Whether a worker can no longer settle what it holds."""
     if row.stopped_at is not None:
         return True
-    if row.host == socket.gethostname():
-        return not pid_alive(row.pid)
     age = ((now or _now()) - row.heartbeat_at).total_seconds()
+    if row.host == socket.gethostname():
+        return not pid_alive(row.pid) or age > REUSED_PID_AFTER_S
     return age > DEAD_AFTER_S
 
 
