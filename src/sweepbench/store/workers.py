@@ -78,6 +78,7 @@ def is_dead(row: WorkerRow, now: datetime | None = None) -> bool:
 
 def dead_workers(conn: Connection, ids: set[str], now: datetime | None = None) -> set[str]:
     """Of ``ids``, those that are dead (an id with no row is dead too: it was never ours)."""
+    ids = ids - _own_ids()  # this process is alive, whatever happened to its row
     if not ids:
         return set()
     rows = conn.execute(sa.select(workers).where(workers.c.id.in_(sorted(ids)))).all()
@@ -135,6 +136,11 @@ def this_worker(engine: Engine) -> str:
         if reg is None:
             reg = _registrations[key] = _Registration(engine)
         return reg.id
+
+
+def _own_ids() -> set[str]:
+    with _lock:
+        return {reg.id for key, reg in _registrations.items() if key.startswith(f"{os.getpid()}:")}
 
 
 def forget_workers() -> None:
