@@ -1,7 +1,9 @@
 """A benchmark run to be killed: ``python -m tests.bench.kill_driver DBURL [ITEMS]``.
 
 Runs the toy benchmark (``ITEMS`` items, 2,000 by default) on the scripted model at
-concurrency 8, continuing the unfinished run with the same settings if the store has one.
+concurrency 8, continuing the unfinished run with the same settings if the store has one. The
+model's price comes from ``$SWEEPBENCH_HOME/models.toml`` (the test writes it; the child
+inherits the variable), so every call goes through the ledger like a paid one.
 Prints ``started RUN_ID`` once the run row exists (the parent kills it after that) and
 ``finished STATUS SESSION_SCORED`` when the session ends on its own.
 """
@@ -12,9 +14,9 @@ import asyncio
 import sys
 
 from sweepbench.bench.resume import PreparedRun, prepare
-from sweepbench.engine.retry import RetryPolicy
 from sweepbench.bench.run import BenchRunner, RunOutcome
 from sweepbench.bench.storage import BenchStore
+from sweepbench.engine.retry import RetryPolicy
 from sweepbench.store import Store
 from tests.bench.helpers import toy_benchmark
 

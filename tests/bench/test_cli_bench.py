@@ -15,6 +15,11 @@ from typing import Any
 import pytest
 
 from sweepbench.bench.catalog import load_benchmark
+from sweepbench.bench.storage import BenchStore
+from sweepbench.money.ledger import Ledger
+from sweepbench.money.prices import format_usd
+from sweepbench.store import Store
+from tests.bench.helpers import calls_of, set_prices
 from tests.helpers import cli
 
 ANSWER_B = "scripted/echo?text=ANSWER: B"
@@ -296,6 +301,18 @@ def test_run_then_runs_show_export_and_run_again(
     assert spent > 0
     assert spent == sum((Decimal(v) for v in report["spent_by_role"].values()), Decimal(0))
     assert set(report["spent_by_role"]) == {"target", "judge"}
+    # the ledger settled what the run spent (`sweepbench spend`), and every call is logged
+    code, out, _ = run_cli(monkeypatch, capsys, "spend", "--json")
+    assert code == 0
+    ledger = json.loads(out)
+    assert Decimal(ledger["spent_today"]) == spent and ledger["open_reservations"] == 0
+    with Store.open() as store:
+        calls = calls_of(store, run_id)
+        rows = list(BenchStore(store).answers(run_id))
+        assert Ledger(store).run_spent(run_id) == spent
+    assert sum(c.role == "target" for c in calls) == sum(r["attempts"] for r in rows)
+    assert sum(c.role == "judge" for c in calls) == judged  # one grade per judged answer
+    assert sum((c.cost_usd or Decimal(0) for c in calls), Decimal(0)) == spent
 
     code, out, err = run_cli(monkeypatch, capsys, "bench", "show", run_id)
     assert code == 0 and run_id in flat(out) and "Finished" in out
@@ -546,11 +563,11 @@ def test_retry_failed_regrades_judge_failures_without_asking_the_model_again(
     )  # fmt: skip
 
     def spend_counts() -> Counter[str]:
-        from sweepbench.bench.storage import BenchStore
-        from sweepbench.store import Store
-
         with Store.open() as store:
-            return Counter(s["role"] for s in BenchStore(store).spend_lines(run["run_id"]))
+            lines = Counter(s["role"] for s in BenchStore(store).spend_lines(run["run_id"]))
+            calls = Counter(c.role for c in calls_of(store, run["run_id"]))
+        assert calls == lines  # every priced call is a calls row with its spend line
+        return lines
 
     before = spend_counts()
     assert before["judge"] == 2 * judged  # an unparseable verdict is asked for once more
@@ -564,6 +581,74 @@ def test_retry_failed_regrades_judge_failures_without_asking_the_model_again(
     assert after["judge"] == before["judge"] + 2 * judged
     (again,) = stored_runs(monkeypatch, capsys)
     assert (again["run_id"], again["errors"]) == (run["run_id"], judged)
+
+
+def _sums(folder: Path, count: int) -> Path:
+    """The declaration above with ``count`` questions "What is i + i?"; returns its path."""
+    folder.mkdir()
+    (folder / "mine.yaml").write_text(DECLARATION)
+    rows = [{"id": f"s{i}", "question": f"What is {i} + {i}?", "answer": str(2 * i)}
+            for i in range(count)]  # fmt: skip
+    (folder / "sums.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return folder / "mine.yaml"
+
+
+def test_a_priced_run_above_the_daily_ceiling_pauses_and_spend_shows_it(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    isolated_home: Path,
+) -> None:
+    monkeypatch.setenv("SWEEPBENCH_DAILY_USD", "0.01")
+    set_prices(isolated_home, {"scripted.echo": (50, 50)})
+    # each call holds about $0.005 (its prompt at the token bound plus 6 tokens of answer):
+    # about ten fit today's $0.01, not thirty
+    args = ("bench", "run", str(_sums(tmp_path / "bench", 30)), "-m", "scripted/echo",
+            "--max-tokens", "6", "--concurrency", "1", "--yes")  # fmt: skip
+    code, out, err = run_cli(monkeypatch, capsys, *args)
+    assert code == 1, err  # paused
+    (run,) = stored_runs(monkeypatch, capsys)
+    assert run["status"] == "paused_budget" and 0 < run["scored"] < 30
+    code, out, _ = run_cli(monkeypatch, capsys, "bench", "show", run["run_id"], "--json")
+    report = json.loads(out)
+    assert "SWEEPBENCH_DAILY_USD" in report["reason"] and "today's $0.01" in report["reason"]
+    spent = Decimal(report["spent_usd"])
+    code, out, _ = run_cli(monkeypatch, capsys, "spend", "--json")
+    ledger = json.loads(out)
+    assert Decimal(ledger["spent_today"]) == spent > 0 and spent <= Decimal("0.01")
+    assert ledger["overridden"] == ["SWEEPBENCH_DAILY_USD"] and ledger["open_reservations"] == 0
+    code, out, _ = run_cli(monkeypatch, capsys, "spend")
+    assert code == 0 and format_usd(spent) in out
+    # the same command again today: refused at its first call, nothing more asked or spent
+    code, out, err = run_cli(monkeypatch, capsys, *args)
+    assert code == 1
+    (again,) = stored_runs(monkeypatch, capsys)
+    assert (again["run_id"], again["status"], again["scored"]) == (
+        run["run_id"], "paused_budget", run["scored"],
+    )  # fmt: skip
+    code, out, _ = run_cli(monkeypatch, capsys, "spend", "--json")
+    assert Decimal(json.loads(out)["spent_today"]) == spent
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known gap: a pause at the host's daily ceiling prints the wording of the run's own "
+    'limit ("Raise the limit…"); the reason naming SWEEPBENCH_DAILY_USD is only in --json',
+)
+def test_a_pause_at_the_daily_ceiling_names_it_in_the_printed_outcome(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    isolated_home: Path,
+) -> None:
+    monkeypatch.setenv("SWEEPBENCH_DAILY_USD", "0.01")
+    set_prices(isolated_home, {"scripted.echo": (50, 50)})
+    code, out, err = run_cli(
+        monkeypatch, capsys, "bench", "run", str(_sums(tmp_path / "bench", 30)), "-m",
+        "scripted/echo", "--max-tokens", "6", "--concurrency", "1", "--yes",
+    )  # fmt: skip
+    assert code == 1
+    assert "SWEEPBENCH_DAILY_USD" in flat(out + err)
 
 
 def test_a_declaration_given_by_a_relative_path_reloads_from_anywhere(

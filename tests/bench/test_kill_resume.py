@@ -7,7 +7,8 @@ second kill lands in a resumed session) and then resumes it to completion in-pro
 
 The scripted model is given a small price (the operator's ``models.toml`` in the test's
 ``SWEEPBENCH_HOME``, which the child inherits): a $0 call writes no spend line, and the point is
-to see each answer stored together with its cost.
+to see each answer stored together with its cost and its ``calls`` row, and the ledger's holds
+of a killed session settled (never below what was paid) once it is found dead.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import pytest
 
 from sweepbench.bench.items import Item
 from sweepbench.bench.storage import BenchStore
+from sweepbench.money.ledger import Ledger
 from sweepbench.store import Store
 from tests.bench.helpers import toy_benchmark
 from tests.bench.kill_driver import ITEMS, drive, prepare_run
@@ -129,6 +131,12 @@ def check_stored(store: Store, run_id: str) -> int:
     assert all(Decimal(s["usd"]) > 0 for s in lines)
     spent = runs.spent(run_id).get("target", Decimal(0))
     assert spent == sum((Decimal(s["usd"]) for s in lines), Decimal(0))
+    # the calls log is written in the same group commit: one finished call per stored answer,
+    # none for an answer that was lost (a killed session leaves no trace of its last calls)
+    calls = store.list_calls(limit=None, run_id=run_id)
+    assert Counter(c.item_key for c in calls) == Counter(list(statuses))
+    assert all(c.role == "target" and c.stop_reason == "end" and c.text == "42" for c in calls)
+    assert {c.item_key: c.cost_usd for c in calls} == {s["key"]: Decimal(s["usd"]) for s in lines}
     return len(statuses)
 
 
@@ -157,6 +165,14 @@ def resume_to_completion(url: str, run_id: str) -> None:
         assert row is not None and row.status == "completed"
         assert sum(1 for a in runs.answers(run_id) if a["passed"]) == ITEMS // 2
         assert [r.id for r in runs.runs()] == [run_id]  # no second run was started
+        # the ledger: what the killed sessions held is settled at what it held (their last
+        # calls were never recorded, so only that is sure not to hide a charge), the rest at
+        # what the calls cost; nothing stays held, and no charge is counted below its cost
+        ledger = Ledger(store)
+        ledger.reap_dead()  # done by any admission too; explicit for a run with nothing left
+        assert all(r.state != "reserved" for r in ledger.reservations(run_id))
+        paid = sum(runs.spent(run_id).values(), Decimal(0))
+        assert ledger.run_spent(run_id) >= paid > 0
     finally:
         store.close()
 

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from sweepbench.bench import run as run_module
 from sweepbench.bench.catalog import load_benchmark
 from sweepbench.bench.plan import Limits, Selection
 from sweepbench.bench.record import (
+    RecordRole,
     RunRecord,
     build_record,
     config_hash,
@@ -24,22 +24,15 @@ from sweepbench.bench.report import RunReport, load_report
 from sweepbench.bench.results import weighted_area_score
 from sweepbench.bench.resume import PreparedRun, prepare
 from sweepbench.bench.run import BenchRunner, Progress
+from sweepbench.bench.storage import BenchStore
 from sweepbench.engine.retry import RetryPolicy
 from sweepbench.errors import DataError
-from sweepbench.models.base import Usage
-from sweepbench.money.prices import Price
+from sweepbench.money.ledger import Ledger
 from sweepbench.store import Store
+from tests.bench.helpers import calls_of, set_prices
 
 GOLDEN = Path(__file__).parent / "golden" / "run_record_v1.json"
 FAST = RetryPolicy(base_delay_s=0.001, max_delay_s=0.002, rate_limit_floor_s=0.001)
-
-
-class _CentPerCall(Price):
-    def cost(self, usage: Usage) -> Decimal:
-        return Decimal("0.01")
-
-
-CENT_A_CALL = _CentPerCall(Decimal(0), Decimal(0), source="test: one cent a call")
 
 
 @pytest.fixture
@@ -248,11 +241,12 @@ async def _session(
 
 
 async def test_a_record_of_a_real_run_has_the_reports_scores_and_spend(
-    store: Store, monkeypatch: pytest.MonkeyPatch
+    store: Store, isolated_home: Path
 ) -> None:
-    monkeypatch.setattr(run_module, "price_for", lambda info: CENT_A_CALL)
+    # the guessing model priced the operator's way: $1 per million tokens in, $2 out
+    set_prices(isolated_home, {"scripted.guess": (1, 2)})
     prepared, runner, report = await _session(store)
-    record = build_record(report, prepared.plan, prices=runner._prices)
+    record = build_record(report, prepared.plan, prices=runner.executor.prices())
     summary = report.summary
     assert record.status == "completed" and record.run_id == report.run.id
     for result in summary.tasks:
@@ -276,13 +270,23 @@ async def test_a_record_of_a_real_run_has_the_reports_scores_and_spend(
     assert overall.selected == prepared.plan.selected == 40
     assert (overall.scored, overall.failed, overall.unasked) == (report.scored, 0, 0)
     assert sum(c.selected for c in record.coverage.tasks.values()) == overall.selected
-    # spend by role, as the store has it
+    # spend by role, as the store has it: what each role's calls cost, as the ledger settled it
+    # (changed on purpose: priced by tokens through models.toml, no longer a cent a call)
     assert {r: v.spent_usd for r, v in record.roles.items()} == report.spent_by_role
-    assert record.roles["target"].spent_usd >= Decimal("0.40")  # a cent per answer
-    assert record.roles["judge"].spent_usd == Decimal("0.08")  # eight judged answers
-    assert record.spent_usd == report.spent
-    assert record.prices["scripted/guess"] is not None
-    assert record.prices["scripted/guess"].source == "test: one cent a call"
+    calls = calls_of(store, record.run_id)
+    ledger = Ledger(store)
+    counts: tuple[tuple[RecordRole, int], ...] = (("target", 40), ("judge", 8))
+    for role, count in counts:  # every answer, and the eight judged ones
+        costs = [c.cost_usd or Decimal(0) for c in calls if c.role == role]
+        assert len(costs) == count and all(cost > 0 for cost in costs)
+        assert record.roles[role].spent_usd == sum(costs) == ledger.role_spent(record.run_id, role)
+    assert record.spent_usd == report.spent == ledger.run_spent(record.run_id) > 0
+    price = record.prices["scripted/guess"]
+    assert price is not None and price.source == "operator override"
+    assert (price.input_per_million, price.output_per_million) == (Decimal(1), Decimal(2))
+    # the runner stored the same record on the run's row as the session ended
+    row = BenchStore(store).run(record.run_id)
+    assert row is not None and row.record is not None and load_record(row.record) == record
     assert record.scoring.judge_prompt_version == "1"
     text = dump_record(record)
     assert load_record(text) == record and dump_record(load_record(text)) == text
@@ -306,7 +310,7 @@ async def test_failures_and_unasked_items_are_counted_where_they_are(store: Stor
 
     stopped = Selection(tasks=("arithmetic", "multiple_choice"))
     prepared, runner, report = await _session(store, selection=stopped, stop_after=5)
-    record = build_record(report, prepared.plan, prices=runner._prices)
+    record = build_record(report, prepared.plan, prices=runner.executor.prices())
     assert record.status == "interrupted" and record.reason == "stopped early by you"
     overall = record.coverage.overall
     assert overall.selected == 22 and overall.scored == report.scored
@@ -321,15 +325,17 @@ async def test_a_resumed_run_rewrites_its_record_with_the_whole_run(store: Store
     limits = Limits(total=Decimal("1"))
     selection = Selection(tasks=("arithmetic",))
     first, runner, report = await _session(store, selection=selection, limits=limits, stop_after=3)
-    before = build_record(report, first.plan, prices=runner._prices)
+    before = build_record(report, first.plan, prices=runner.executor.prices())
     again, runner, report = await _session(store, selection=selection, limits=limits)
     assert again.previous is not None and again.previous.id == before.run_id
-    after = build_record(report, again.plan, prices=runner._prices)
+    after = build_record(report, again.plan, prices=runner.executor.prices())
     assert after.run_id == before.run_id and after.created_at == before.created_at
     assert after.updated_at > before.updated_at
     assert before.coverage.tasks["arithmetic"].unasked > 0
     assert after.coverage.tasks["arithmetic"].scored == 12 == after.scores.tasks["arithmetic"].n
     assert after.settings == before.settings and after.limits.total == Decimal("1")
+    row = BenchStore(store).run(after.run_id)  # the stored record is the whole run's now
+    assert row is not None and row.record is not None and load_record(row.record) == after
 
 
 def test_a_report_of_another_run_is_refused(store: Store) -> None:
