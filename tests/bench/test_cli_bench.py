@@ -630,11 +630,6 @@ def test_a_priced_run_above_the_daily_ceiling_pauses_and_spend_shows_it(
     assert Decimal(json.loads(out)["spent_today"]) == spent
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap: a pause at the host's daily ceiling prints the wording of the run's own "
-    'limit ("Raise the limit…"); the reason naming SWEEPBENCH_DAILY_USD is only in --json',
-)
 def test_a_pause_at_the_daily_ceiling_names_it_in_the_printed_outcome(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],

@@ -525,6 +525,15 @@ def test_outcome_paused_at_budget() -> None:
     )
     web = outcome_text("paused_budget", scored=120, errors=0, spent=Decimal("5"), surface="web")
     assert "Raise the limit and press Run again to carry on from here." in web[1]
+    daily = outcome_text(
+        "paused_budget", scored=3, errors=0, spent=Decimal("0.01"),
+        reason="Daily budget reached (SWEEPBENCH_DAILY_USD) — $0.01 of $0.01 spent today.",
+    )  # fmt: skip
+    assert daily[1] == (
+        "3 answers scored for $0.01. Everything finished is saved. Daily budget reached "
+        "(SWEEPBENCH_DAILY_USD) — $0.01 of $0.01 spent today. Then run the same command again "
+        "to carry on from here."
+    )
 
 
 def test_outcome_interrupted_with_reason() -> None:

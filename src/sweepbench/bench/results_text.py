@@ -59,8 +59,13 @@ def outcome_text(
     again = "press Run again" if surface == "web" else "run the same command again"
     errors_note = f" {_sentence(_error_clause(errors))}." if errors else ""
     if outcome == "paused_budget":
-        body = (f"{done}. Everything finished is saved.{errors_note} Raise the limit and "
-                f"{again} to carry on from here.")  # fmt: skip
+        if reason and reason.strip():  # the refusal names the limit and what sets it
+            why = reason.strip().rstrip(".")
+            body = (f"{done}. Everything finished is saved.{errors_note} {why}. Then {again} "
+                    "to carry on from here.")  # fmt: skip
+        else:
+            body = (f"{done}. Everything finished is saved.{errors_note} Raise the limit and "
+                    f"{again} to carry on from here.")  # fmt: skip
         return "Paused at your spending limit", body
     if outcome == "interrupted":
         why = f": {reason.strip().rstrip('.')}" if reason and reason.strip() else ""

@@ -495,10 +495,9 @@ class BenchRunner:
                 if source.startswith("reported")
                 else "computed"
             )
-            usage = outcome.result.usage
             self._pending_spend.append(
-                SpendLine(key, role, model, usage.input_tokens, usage.output_tokens,
-                          usage.reasoning_tokens, usd, kind)
+                SpendLine(key, role, model, outcome.input_tokens, outcome.output_tokens,
+                          outcome.reasoning_tokens, usd, kind)
             )  # fmt: skip
 
     # -- records -----------------------------------------------------------------------------

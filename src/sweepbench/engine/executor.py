@@ -76,6 +76,10 @@ class CallOutcome:
     """Each retry: attempt, role, wait before the next, error type, error (scrubbed)."""
     halt: str | None = None
     """Set when the run must stop making calls: the key ran out of credit or was refused."""
+    input_tokens: int = 0
+    """Tokens of every attempt (what was billed), not only the last one's."""
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
 
     @property
     def call_id(self) -> str | None:
@@ -248,6 +252,9 @@ class Executor:
                 result.estimate_missing_usage(request)
             cost, source = self._cost(model, result, bound, max_tokens, worst)
             self._scrub_result(result)
+            outcome.input_tokens += result.usage.input_tokens
+            outcome.output_tokens += result.usage.output_tokens
+            outcome.reasoning_tokens += result.usage.reasoning_tokens
             outcome.price_source = source
             outcome.cost_usd = (
                 None if cost is None or outcome.cost_usd is None else (outcome.cost_usd + cost)

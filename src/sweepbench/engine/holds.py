@@ -174,6 +174,9 @@ class LeaseHolds:
         del self._open[key]
         if lease.in_flight == 0:
             self._done.append(lease)
+        elif lease.free_micro > 0:  # keep only what the calls in flight may still cost
+            lease.reserved_micro = lease.used_micro + lease.drawn_micro
+            self.ledger.shrink(lease.reservation_id, micro_to_usd(lease.reserved_micro))
 
     def close_all(self) -> None:
         """The session is ending: every open lease settles once its calls have ended."""

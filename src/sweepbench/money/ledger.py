@@ -356,6 +356,21 @@ class Ledger:
             )
         return len(q.settle_rows(conn, amounts, now))
 
+    def shrink(self, reservation_id: str, reserved_usd: Decimal) -> None:
+        """Lower an open hold to ``reserved_usd`` (never raises it): a closed lease keeps only
+        what its calls still in flight may cost, so the rest is free for the next lease."""
+        micro = usd_to_micro(_checked(reserved_usd), up=True)
+        with self._write() as (conn, _):
+            conn.execute(
+                res.update()
+                .where(
+                    res.c.id == reservation_id,
+                    res.c.state == "reserved",
+                    res.c.reserved_micro > micro,
+                )
+                .values(reserved_micro=micro)
+            )
+
     def release(self, reservation_id: str) -> bool:
         """Settle at $0: the call never reached the provider (refused connection, 4xx at
         submit). Same return as :meth:`settle`."""
