@@ -16,6 +16,8 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from sweepbench.engine import Call, CallSpec, Executor
     from sweepbench.errors import (
         BudgetExceeded,
@@ -38,9 +40,18 @@ if TYPE_CHECKING:
         collect,
         resolve,
     )
-    from sweepbench.sweeps import asweep, estimate, sweep
+    from sweepbench.sweeps import asweep, sweep
+    from sweepbench.sweeps.estimate import SweepEstimate
 
     __version__: str
+
+    # Spelled out rather than imported: mypy analyses this package before sweepbench.sweeps
+    # (each imports the other) and would take ``sweepbench.sweeps.estimate`` for the submodule
+    # of that name, not the function. tests/test_imports.py checks this against the function.
+    def estimate(
+        prompt: str, axis: str, values: Sequence[str | int], **settings: object
+    ) -> SweepEstimate: ...
+
 
 _EXPORTS: dict[str, str] = {
     # public name → the module it is imported from on first use
@@ -72,8 +83,10 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "BudgetExceeded",
     "Call",
+    "CallSpec",
     "DataError",
     "ErrorKind",
+    "Executor",
     "Finish",
     "GenerateSettings",
     "Message",

@@ -1,13 +1,15 @@
-"""Artifact kinds: what a sweep cell produces and the numbers that describe it."""
+"""Artifact kinds: what a sweep cell produces and the numbers that describe it.
 
-from sweepbench.artifacts.base import (
-    ArtifactKind,
-    ArtifactOutcome,
-    StreamParser,
-    SweepDefaults,
-    artifact_kind,
-    register,
-)
+Light to import: the interface (:mod:`~sweepbench.artifacts.base`) and the map from a kind's
+name to the kind (:mod:`~sweepbench.artifacts.registry`), which imports a kind's module
+(parsers, renderers, numpy for sculptures) only when that kind is looked up.
+"""
+
+from sweepbench.artifacts.base import ArtifactKind, ArtifactOutcome, StreamParser, SweepDefaults
+from sweepbench.artifacts.registry import get_kind, kinds, register
+
+artifact_kind = get_kind
+"""The older name of :func:`get_kind` (``sweeps.plan`` and the web pages use it)."""
 
 __all__ = [
     "ArtifactKind",
@@ -15,5 +17,7 @@ __all__ = [
     "StreamParser",
     "SweepDefaults",
     "artifact_kind",
+    "get_kind",
+    "kinds",
     "register",
 ]

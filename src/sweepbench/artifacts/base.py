@@ -129,22 +129,3 @@ def _stop_words(stop_reason: str, text: str) -> str:
 def _version_key(version: str) -> tuple[int, str]:
     digits = "".join(ch for ch in version if ch.isdigit())
     return (int(digits) if digits else 0, version)
-
-
-_KINDS: dict[str, ArtifactKind] = {}
-
-
-def register(kind: ArtifactKind) -> ArtifactKind:
-    """Make a kind available to sweeps by name."""
-    _KINDS[kind.name] = kind
-    return kind
-
-
-def artifact_kind(name: str) -> ArtifactKind:
-    """The kind registered under ``name``; unknown names are a UserError listing the known."""
-    from sweepbench.artifacts import excalidraw, sculpture, text  # noqa: F401  (built-in kinds)
-
-    try:
-        return _KINDS[name]
-    except KeyError:
-        raise UserError(f"unknown task {name!r}; tasks: {', '.join(sorted(_KINDS))}") from None

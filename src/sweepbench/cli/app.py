@@ -263,6 +263,7 @@ def generate(
 def keys() -> None:
     """Which providers are usable now; for OpenRouter, the free key check (valid? credit?)."""
     from sweepbench.models.openrouter import check_key
+    from sweepbench.models.providers import credit_reporters
     from sweepbench.models.registry import provider_status, providers
     from sweepbench.money.prices import format_usd
 
@@ -270,27 +271,34 @@ def keys() -> None:
         status = provider_status(name)
         mark = "[green]ready[/green]" if status.available else f"[yellow]{status.reason}[/yellow]"
         out.print(f"{name:<12} {mark}")
-    if provider_status("openrouter").available:
+    for reporter in credit_reporters():  # OpenRouter's, whose /key check_key asks
+        if not provider_status(reporter.name).available:
+            continue
         key = check_key()
         if not key.valid:
-            out.print(f"openrouter key: [red]rejected[/red] ({key.message})")
+            out.print(f"{reporter.name} key: [red]rejected[/red] ({key.message})")
         else:
             left = "unlimited" if key.limit is None else format_usd(key.limit_remaining)
-            out.print(f"openrouter key: valid · used {format_usd(key.usage)} · left {left}")
+            out.print(f"{reporter.name} key: valid · used {format_usd(key.usage)} · left {left}")
 
 
 def main() -> None:
     """Console-script entry point: run the app, turning our errors into one sentence."""
-    from sweepbench.settings import scrub
-
     try:
         app()
     except UserError as exc:
-        err.print(f"[red]error:[/red] {escape(scrub(str(exc)))}")
+        err.print(f"[red]error:[/red] {_sentence(exc)}")
         raise SystemExit(2) from None
     except ProviderError as exc:
-        err.print(f"[red]provider error:[/red] {escape(scrub(str(exc)))}")
+        err.print(f"[red]provider error:[/red] {_sentence(exc)}")
         raise SystemExit(1) from None
     except SweepbenchError as exc:
-        err.print(f"[red]error:[/red] {escape(scrub(str(exc)))}")
+        err.print(f"[red]error:[/red] {_sentence(exc)}")
         raise SystemExit(1) from None
+
+
+def _sentence(exc: SweepbenchError) -> str:
+    """The error as shown: secrets scrubbed, Rich markup escaped."""
+    from sweepbench.settings import scrub
+
+    return escape(scrub(str(exc)))

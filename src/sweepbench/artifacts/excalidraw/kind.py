@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from sweepbench.artifacts.base import ArtifactKind, ArtifactOutcome, SweepDefaults, register
+from sweepbench.artifacts.base import ArtifactKind, ArtifactOutcome, SweepDefaults
 from sweepbench.artifacts.excalidraw.parser import (
     ElementStream,
     fill_envelope,
@@ -18,6 +18,7 @@ from sweepbench.artifacts.excalidraw.parser import (
 from sweepbench.artifacts.excalidraw.prompt import SYSTEM_PROMPT_V1
 from sweepbench.artifacts.excalidraw.render import render_svg
 from sweepbench.artifacts.excalidraw.schema import SCENE_SCHEMA
+from sweepbench.models.providers import grammar_providers
 
 NO_ELEMENTS = "the model returned no drawable elements"
 REFUSED = "refusal: the provider's safety system declined this request; nothing was generated"
@@ -122,25 +123,23 @@ def drawing_metrics(elements: Iterable[dict[str, Any]], renamed: int = 0) -> dic
     }
 
 
-EXCALIDRAW = register(
-    ArtifactKind(
-        name="excalidraw",
-        label="Drawing",
-        prompts={"v1": SYSTEM_PROMPT_V1},
-        defaults=SweepDefaults(
-            axis="effort",
-            max_variants=6,
-            held_max_tokens=24000,
-            budget_chips=(4000, 8000, 16000, 24000, 48000, 64000),
-            prompt_cap=4000,
-        ),
-        # Spec §2.1 sends drawings to remote models free (the stream parser tolerates prose
-        # around the JSON); the tiny local model gets SCENE_SCHEMA as a llama.cpp grammar.
-        response_schema=SCENE_SCHEMA,
-        schema_providers=("local",),
-        item_noun="elements",
-        parser=ElementStream,
-        build=build,
-    )
+EXCALIDRAW = ArtifactKind(
+    name="excalidraw",
+    label="Drawing",
+    prompts={"v1": SYSTEM_PROMPT_V1},
+    defaults=SweepDefaults(
+        axis="effort",
+        max_variants=6,
+        held_max_tokens=24000,
+        budget_chips=(4000, 8000, 16000, 24000, 48000, 64000),
+        prompt_cap=4000,
+    ),
+    # Spec §2.1 sends drawings to remote models free (the stream parser tolerates prose
+    # around the JSON); the tiny local model gets SCENE_SCHEMA as a llama.cpp grammar.
+    response_schema=SCENE_SCHEMA,
+    schema_providers=grammar_providers(),
+    item_noun="elements",
+    parser=ElementStream,
+    build=build,
 )
-"""The drawing kind, registered as ``excalidraw``."""
+"""The drawing kind: ``excalidraw`` in :mod:`sweepbench.artifacts.registry`."""

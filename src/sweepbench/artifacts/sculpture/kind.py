@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sweepbench.artifacts.base import ArtifactKind, ArtifactOutcome, SweepDefaults, register
+from sweepbench.artifacts.base import ArtifactKind, ArtifactOutcome, SweepDefaults
 from sweepbench.artifacts.sculpture import clamp, structure
 from sweepbench.artifacts.sculpture.expand import expand
 from sweepbench.artifacts.sculpture.glb import TooLarge, build_glb
@@ -151,23 +151,21 @@ def _partial(outcome: ArtifactOutcome, reason: str) -> ArtifactOutcome:
     return outcome
 
 
-SCULPTURE = register(
-    ArtifactKind(
-        item_noun="parts",
-        stamp=stamp,
-        name="sculpture",
-        label="Sculpture",
-        prompts=PROMPTS,
-        default_version="v1",
-        defaults=SweepDefaults(
-            axis="model",
-            max_variants=4,
-            held_max_tokens=4000,
-            budget_chips=(2000, 4000, 8000, 16000),
-            prompt_cap=400,
-        ),
-        schemas=SCHEMAS,
-        parser=PartsParser,
-        build=build,
-    )
+SCULPTURE = ArtifactKind(
+    item_noun="parts",
+    stamp=stamp,
+    name="sculpture",
+    label="Sculpture",
+    prompts=PROMPTS,
+    default_version="v1",
+    defaults=SweepDefaults(
+        axis="model",
+        max_variants=4,
+        held_max_tokens=4000,
+        budget_chips=(2000, 4000, 8000, 16000),
+        prompt_cap=400,
+    ),
+    schemas=SCHEMAS,
+    parser=PartsParser,
+    build=build,
 )
