@@ -7,8 +7,8 @@ from sweepbench.bench.plan import BenchPlan, Limits, Selection, build_plan
 from sweepbench.bench.report import RunReport, export_run, load_report
 from sweepbench.bench.results import Summary, summarise
 from sweepbench.bench.resume import PreparedRun, prepare
-from sweepbench.engine.retry import RetryPolicy
 from sweepbench.bench.run import BenchRunner, RunOutcome
+from sweepbench.engine.retry import RetryPolicy
 
 __all__ = [
     "PRESETS", "Area", "BenchPlan", "BenchRunner", "Benchmark", "Item", "JudgeSpec", "Limits",
