@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from sweepbench.settings import KEY_VARIABLES
+from sweepbench.models.providers import PROVIDERS
 
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 _real_connect = socket.socket.connect
@@ -48,8 +48,8 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("SWEEPBENCH_HOME", str(home))
     for name in ("SWEEPBENCH_DB", "SWEEPBENCH_CONFIG", "SWEEPBENCH_COMPATIBLE_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
-    for variables in KEY_VARIABLES.values():
-        for variable in variables:
+    for entry in PROVIDERS.values():
+        for variable in entry.key_variables:
             monkeypatch.delenv(variable, raising=False)
     # The bundled model samples (temperature 0.2); a fixed seed makes its answers repeatable.
     monkeypatch.setenv("SWEEPBENCH_LOCAL_SEED", "1234")

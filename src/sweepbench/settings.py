@@ -16,12 +16,15 @@ import platformdirs
 
 from sweepbench.errors import UserError
 
-#: Environment variables that hold each provider's key, first match wins.
-KEY_VARIABLES: dict[str, tuple[str, ...]] = {
-    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
-    "openai": ("OPENAI_API_KEY", "CHATGPT_API_KEY"),
-    "openrouter": ("OPENROUTER_API_KEY",),
-}
+#: Environment variables that hold each provider's key, first match wins. This base layer names
+#: no provider: the model layer's table (:mod:`sweepbench.models.providers`) registers its keyed
+#: providers here when it is imported (:func:`register_key_variables`).
+KEY_VARIABLES: dict[str, tuple[str, ...]] = {}
+
+
+def register_key_variables(provider: str, variables: tuple[str, ...]) -> None:
+    """Say which environment variables hold ``provider``'s key (first match wins)."""
+    KEY_VARIABLES[provider] = tuple(variables)
 
 
 def home() -> Path:
@@ -138,10 +141,14 @@ def secret_values() -> list[str]:
     from urllib.parse import quote
 
     found: set[str] = set()
-    for provider in KEY_VARIABLES:
+    for provider, variables in KEY_VARIABLES.items():
         value = provider_key(provider)
         if value:
             found.add(value)
+        found.update(os.environ.get(variable) or "" for variable in variables)
+    # Every [keys] entry, registered provider or not: the scrubber must not depend on which
+    # layers this process has imported.
+    found.update(load_config().keys.values())
     for name, value in os.environ.items():
         if name.upper().endswith(_SECRET_SUFFIXES) and value:
             found.add(value)

@@ -16,16 +16,19 @@ from sweepbench.models.base import (
     collect,
 )
 from sweepbench.models.catalog import EFFORT_LEVELS, ModelInfo, known_models
+from sweepbench.models.providers import PROVIDERS, Provider, provider
 from sweepbench.models.registry import listed_models, model_info, provider_status, resolve
 
 __all__ = [
     "EFFORT_LEVELS",
+    "PROVIDERS",
     "Event",
     "Finish",
     "GenerateSettings",
     "Message",
     "Model",
     "ModelInfo",
+    "Provider",
     "ReasoningDelta",
     "Request",
     "Result",
@@ -37,6 +40,7 @@ __all__ = [
     "known_models",
     "listed_models",
     "model_info",
+    "provider",
     "provider_status",
     "resolve",
 ]

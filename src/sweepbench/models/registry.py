@@ -7,11 +7,8 @@ from dataclasses import dataclass, replace
 from sweepbench.errors import UserError
 from sweepbench.models.base import Model
 from sweepbench.models.catalog import ModelInfo, info_from_table, known_models, lookup
+from sweepbench.models.providers import PROVIDERS
 from sweepbench.settings import EndpointConfig, key_hint, load_config, provider_key
-
-#: Providers sweepbench ships adapters for, in the order they are listed.
-BUILTIN_PROVIDERS = ("anthropic", "openai", "openrouter", "compatible", "local", "scripted")
-KEYED_PROVIDERS = ("anthropic", "openai", "openrouter")
 
 
 @dataclass(frozen=True)
@@ -36,26 +33,29 @@ def endpoints() -> dict[str, EndpointConfig]:
 
 def providers() -> list[str]:
     """Every provider name an id may start with."""
-    return [*BUILTIN_PROVIDERS, *(n for n in endpoints() if n not in BUILTIN_PROVIDERS)]
+    return [*PROVIDERS, *(n for n in endpoints() if n not in PROVIDERS)]
 
 
 def provider_status(provider: str) -> ProviderStatus:
-    """Usable now? Keyed providers need a key; endpoints need a URL; local needs the weights."""
-    if provider in KEYED_PROVIDERS:
+    """Usable now? What the table says it needs: a key, the llama.cpp bindings, a configured
+    endpoint, or nothing; a name outside the table must be a configured endpoint."""
+    entry = PROVIDERS.get(provider)
+    needs = "endpoint" if entry is None else entry.needs
+    if needs == "key":
         if provider_key(provider):
             return ProviderStatus(provider, True)
         return ProviderStatus(provider, False, f"no key ({key_hint(provider)})")
-    if provider == "scripted":
+    if needs == "nothing":
         return ProviderStatus(provider, True)
-    if provider == "local":
+    if needs == "llama.cpp":
         from sweepbench.models.local import llama_available
 
         problem = llama_available()
         return ProviderStatus(provider, problem is None, problem or "")
     if provider in endpoints():
         return ProviderStatus(provider, True)
-    if provider == "compatible":
-        return ProviderStatus(provider, False, "set SWEEPBENCH_COMPATIBLE_BASE_URL")
+    if entry is not None:
+        return ProviderStatus(provider, False, f"set SWEEPBENCH_{provider.upper()}_BASE_URL")
     return ProviderStatus(provider, False, "unknown provider")
 
 

@@ -18,6 +18,7 @@ from sweepbench.artifacts import ArtifactKind, artifact_kind
 from sweepbench.errors import UserError
 from sweepbench.models.base import GenerateSettings, Message, Request
 from sweepbench.models.catalog import EFFORT_LEVELS, ModelInfo
+from sweepbench.models.providers import default_models, needs_key
 from sweepbench.models.registry import model_info, provider_status
 from sweepbench.settings import key_hint, provider_key
 
@@ -167,12 +168,12 @@ class Plan:
 
 
 def default_model() -> str:
-    """The held model when none is given: Claude Opus 5 with an Anthropic key, else the
-    bundled local model (the spec's "first local model" fallback)."""
-    if provider_key("anthropic"):
-        return "anthropic/claude-opus-5"
-    if provider_key("openai"):
-        return "openai/gpt-5.6-luna"
+    """The held model when none is given: the default model of the first provider in the
+    table whose key is set (Claude Opus 5, then GPT-5.6 Luna), else the bundled local model
+    (the spec's "first local model" fallback)."""
+    for provider, model in default_models():
+        if provider_key(provider):
+            return model
     return DEFAULT_LOCAL_MODEL
 
 
@@ -358,7 +359,7 @@ def _refuse_unrunnable(cells: Sequence[Cell], refuse: Callable[..., None]) -> No
         if price_for(info) is None and cell.model not in unpriced:
             unpriced.append(cell.model)
     for provider, models in missing_key.items():
-        hint = key_hint(provider) if provider in ("anthropic", "openai", "openrouter") else ""
+        hint = key_hint(provider) if needs_key(provider) else ""
         reason = hint or provider_status(provider).reason
         refuse(
             "key",

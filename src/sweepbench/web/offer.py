@@ -6,15 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sweepbench.models.catalog import ModelInfo
-from sweepbench.models.registry import KEYED_PROVIDERS, listed_models, provider_status
-
-PROVIDER_NAMES = {
-    "anthropic": "Claude",
-    "openai": "OpenAI",
-    "openrouter": "OpenRouter",
-    "local": "local",
-    "scripted": "scripted",
-}
+from sweepbench.models.providers import default_models, free, keyed, provider
+from sweepbench.models.registry import listed_models, provider_status
 
 
 @dataclass(frozen=True)
@@ -34,13 +27,13 @@ class Offer:
 
 def offered_models() -> list[Offer]:
     """Every model the pickers list, usable ones first (catalogue order within each group).
-    OpenRouter's long catalogue is left to typed ids unless a key is set."""
+    A catalogue too long to list (OpenRouter's) is left to typed ids unless a key is set."""
     status: dict[str, bool] = {}
     offers: list[Offer] = []
     for info in listed_models():
         if info.provider not in status:
             status[info.provider] = provider_status(info.provider).available
-        if info.provider == "openrouter" and not status["openrouter"]:
+        if not status[info.provider] and not provider(info.provider).listed_without_key:
             continue
         offers.append(_offer(info, status[info.provider]))
     unique = list({o.id: o for o in offers}.values())
@@ -56,21 +49,26 @@ def _offer(info: ModelInfo, available: bool) -> Offer:
 
 def has_provider_key() -> bool:
     """Any paid provider usable (decides the keyless notice and the spending warning)."""
-    return any(provider_status(p).available for p in KEYED_PROVIDERS)
+    return any(provider_status(p.name).available for p in keyed())
 
 
 def situation(offers: list[Offer]) -> str:
-    """One line under the pickers saying what can run here (spec §14)."""
+    """One line under the pickers saying what can run here (spec §14). The providers with a
+    default model (Claude, then OpenAI) are named first; other keyed ones only without them."""
     usable = {o.provider for o in offers if o.available}
     counts = {p: sum(1 for o in offers if o.available and o.provider == p) for p in usable}
-    free = [PROVIDER_NAMES.get(p, p) for p in ("local", "scripted") if p in usable]
-    free_text = f"; {' and '.join(free)} models run free" if free else ""
-    if not usable & set(KEYED_PROVIDERS):
+    gratis = [p.label for p in free() if p.name in usable]
+    free_text = f"; {' and '.join(gratis)} models run free" if gratis else ""
+    paid = [p for p in keyed() if p.name in usable]
+    if not paid:
         return f"No provider keys: paid models are listed but cannot run{free_text}."
-    if usable >= {"anthropic", "openai"}:
-        return f"Claude models, plus {counts['openai']} OpenAI models{free_text}."
-    if "anthropic" in usable:
-        return f"Claude models only (no OpenAI key){free_text}."
-    if "openai" in usable:
-        return f"OpenAI models only (no Anthropic key){free_text}."
-    return f"OpenRouter models{free_text}."
+    leading = [provider(name) for name, _ in default_models()]
+    shown = [p for p in leading if p.name in usable]
+    if not shown:
+        return f"{' and '.join(p.label for p in paid)} models{free_text}."
+    text = f"{shown[0].label} models"
+    text += "".join(f", plus {counts[p.name]} {p.label} models" for p in shown[1:])
+    missing = [p for p in leading if p.name not in usable]
+    if missing:
+        text += f" only (no {' or '.join(p.key_owner for p in missing)} key)"
+    return f"{text}{free_text}."
