@@ -178,7 +178,7 @@ def test_unknown_kind_is_a_user_error_listing_the_known() -> None:
     from sweepbench.artifacts import get_kind
     from sweepbench.errors import UserError
 
-    with pytest.raises(UserError, match="unknown task 'nope'; tasks: excalidraw, sculpture, text"):
+    with pytest.raises(UserError, match="unknown kind 'nope'; kinds: excalidraw, sculpture, text"):
         get_kind("nope")
 
 

@@ -70,6 +70,8 @@ class ArtifactKind:
     schema_providers: tuple[str, ...] | None = None
     """Providers the schema is sent to (None: all). Drawings go free to remote models (the
     parser tolerates prose) but need the grammar on the tiny local model."""
+    suffix: str = ".txt"
+    """The file suffix of the artifact when a sweep is exported (``.excalidraw``, …)."""
     item_noun: str = ""
     """What the parser's items are called ("elements", "parts"), for live counts."""
     parser: Callable[[], StreamParser] | None = None

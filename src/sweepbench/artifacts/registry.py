@@ -1,4 +1,5 @@
-"""The one map from an artifact kind's name (a sweep's task) to its :class:`ArtifactKind`.
+"""The one map from an artifact kind's name (what a sweep's cells produce) to its
+:class:`ArtifactKind`.
 
 The kinds themselves only define their :class:`ArtifactKind`; they import nothing from here,
 so there is no import cycle between this map and the kinds. A built-in kind's module is
@@ -58,7 +59,7 @@ def get_kind(name: str) -> ArtifactKind:
         return kind
     load = _BUILT_IN.get(name)
     if load is None:
-        raise UserError(f"unknown task {name!r}; tasks: {', '.join(sorted(names()))}")
+        raise UserError(f"unknown kind {name!r}; kinds: {', '.join(sorted(names()))}")
     kind = _KINDS[name] = load()
     return kind
 

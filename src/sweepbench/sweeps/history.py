@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
+from sweepbench.artifacts import artifact_kind
 from sweepbench.errors import UserError
 from sweepbench.models.registry import model_info
 from sweepbench.money.prices import price_for
@@ -282,9 +283,6 @@ def _dead(conn: sa.Connection, rows: Any) -> set[str]:
     return {sweep_id for sweep_id, worker in running.items() if worker in dead}
 
 
-ARTIFACT_SUFFIX = {"excalidraw": ".excalidraw", "sculpture": ".manifest.json"}
-
-
 def write_artifacts(document: dict[str, Any], folder: Path) -> list[Path]:
     """Write each sample's artifact (and its binary files) as ``cellN[-sampleK].<ext>``."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -294,8 +292,8 @@ def write_artifacts(document: dict[str, Any], folder: Path) -> list[Path]:
         if document.get("repeats", 1) > 1:
             stem += f"-sample{sample['repeat'] + 1}"
         kind = document["kind"]
-        if kind in ARTIFACT_SUFFIX and sample.get("artifact"):
-            path = folder / (stem + ARTIFACT_SUFFIX[kind])
+        if kind != "text" and sample.get("artifact"):  # the kind names its own file suffix
+            path = folder / (stem + artifact_kind(kind).suffix)
             path.write_text(json.dumps(sample["artifact"], ensure_ascii=False, indent=2), "utf-8")
         else:
             path = folder / f"{stem}.txt"

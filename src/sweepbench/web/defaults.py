@@ -7,10 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sweepbench.artifacts import artifact_kind
+from sweepbench.artifacts.registry import names as kind_names
 from sweepbench.models.registry import model_info
 from sweepbench.web.offer import Offer
 
-KINDS = {"text": "Text", "excalidraw": "Drawing", "sculpture": "Sculpture"}
+KINDS = {name: artifact_kind(name).label for name in kind_names()}
+"""What the Kind control offers: every artifact kind by its own label."""
 AXIS_LABELS = {
     "effort": "Vary effort",
     "max_tokens": "Vary max tokens",

@@ -1,6 +1,7 @@
 """Drawings: Excalidraw scenes streamed element by element (spec artifacts.md §2).
 
-Importing this package registers the ``excalidraw`` kind. The pieces, each usable alone:
+The ``excalidraw`` kind (looked up by name in :mod:`sweepbench.artifacts.registry`). The
+pieces, each usable alone:
 ``prompt`` (system prompt v1, palette), ``parser`` (the incremental element stream and the
 whole-answer parser), ``normalise`` (per-element repairs with notes), ``render`` (SVG without
 a browser), ``schema`` (an optional strict JSON schema) and ``kind`` (build, metrics).

@@ -126,6 +126,7 @@ def drawing_metrics(elements: Iterable[dict[str, Any]], renamed: int = 0) -> dic
 EXCALIDRAW = ArtifactKind(
     name="excalidraw",
     label="Drawing",
+    suffix=".excalidraw",
     prompts={"v1": SYSTEM_PROMPT_V1},
     defaults=SweepDefaults(
         axis="effort",

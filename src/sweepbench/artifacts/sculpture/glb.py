@@ -6,17 +6,27 @@ shortest round-trip floats, so the same placements always give the same bytes.""
 from __future__ import annotations
 
 import json
+from importlib import metadata
 from typing import Any
 
 import pygltflib  # type: ignore[import-untyped]
 
-import sweepbench
 from sweepbench.artifacts.sculpture.expand import Placement
 from sweepbench.artifacts.sculpture.geometry import IDENTITY, hex_to_linear
 from sweepbench.artifacts.sculpture.mesh import tessellate
 
 MAX_GLB_BYTES = 3_000_000
-GENERATOR = f"sweepbench {sweepbench.__version__}"
+
+
+def _version() -> str:
+    """The installed version, read without importing the root package (no import cycle)."""
+    try:
+        return metadata.version("sweepbench")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+GENERATOR = f"sweepbench {_version()}"
 
 
 class TooLarge(ValueError):

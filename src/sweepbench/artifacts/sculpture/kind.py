@@ -156,6 +156,7 @@ SCULPTURE = ArtifactKind(
     stamp=stamp,
     name="sculpture",
     label="Sculpture",
+    suffix=".manifest.json",
     prompts=PROMPTS,
     default_version="v1",
     defaults=SweepDefaults(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import mimetypes
 from functools import cache
+from importlib import metadata
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -25,7 +26,15 @@ __all__ = [
     "viewer_script",
 ]
 
-__version__ = "0.1.0"
+
+def _version() -> str:
+    try:
+        return metadata.version("sweepbench")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+__version__ = _version()
 """Part of the bundle URLs Dash writes (with the files' mtimes), so a rebuild busts caches."""
 
 HERE = Path(__file__).parent
