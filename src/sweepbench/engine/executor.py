@@ -117,6 +117,7 @@ class Executor:
         self._prices: dict[str, Price | None] = {}
         self._secrets = secret_values()
         self._settings_json: dict[int, tuple[object, dict[str, Any]]] = {}
+        self._checked: dict[tuple[str, int], object] = {}
 
     # -- models ------------------------------------------------------------------------------
 
@@ -132,6 +133,16 @@ class Executor:
         if model.id not in self._prices:
             self._prices[model.id] = price_for(model.info)
         return self._prices[model.id]
+
+    def _check(self, model: Model, request: Request) -> None:
+        """``model.check`` once per (model, settings object): a benchmark's thousands of calls
+        share one settings object (the adapter checks every call again before traffic)."""
+        key = (model.id, id(request.settings))
+        seen = self._checked.get(key)
+        if seen is not None and seen is request.settings and request.turns:
+            return
+        model.check(request)
+        self._checked[key] = request.settings
 
     def worst_case(self, model: Model, request: Request) -> tuple[int, int, Decimal | None]:
         """The prompt's token bound, the output budget, and the most the call can cost (None:
@@ -171,7 +182,7 @@ class Executor:
         spent); a cancelled call is recorded and settled, then CancelledError propagates."""
         request = spec.request
         model = self.model(request.model)
-        model.check(request)  # bad settings fail here, before any row, hold or traffic
+        self._check(model, request)  # bad settings fail here, before any row, hold or traffic
         bound, max_tokens, worst = self.worst_case(model, request)
         outcome = outcome if outcome is not None else CallOutcome(Result(model.id))
         timeout = spec.timeout_s or self.timeout_s

@@ -14,8 +14,8 @@ Every text reaching a recorder has passed the scrubber (the executor sees to it)
 from __future__ import annotations
 
 import json
+import os
 import time
-import uuid
 from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
@@ -109,7 +109,7 @@ class BatchedRecorder:
 
     def start(self, start: CallValues) -> str:
         """Nothing is written yet; the id is made here."""
-        call_id = uuid.uuid4().hex
+        call_id = os.urandom(16).hex()  # as unique as a uuid4, without building one
         self._started[call_id] = time.time()
         return call_id
 
