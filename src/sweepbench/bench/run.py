@@ -50,6 +50,7 @@ from sweepbench.bench.storage import (
     BenchStore,
     RunRow,
     SpendLine,
+    release_run,
     this_worker,
 )
 from sweepbench.engine import BatchedRecorder, CallOutcome, CallSpec, Executor, LeaseHolds
@@ -172,6 +173,7 @@ class BenchRunner:
         self._limits: Limits = plan.limits
         self._spent: dict[str, Decimal] = {r.role: r.spent for r in plan.roles}
         self._stopping = False
+        self._claimed = False
         self._stop_status: tuple[str, str] | None = None
         self._workers: list[asyncio.Task[None]] = []
         self._pending_answers: list[AnswerRow] = []
@@ -219,7 +221,12 @@ class BenchRunner:
     async def run(self) -> RunOutcome:
         """Run the session to its end and return how it ended."""
         started = time.perf_counter()
-        self._record_start()
+        try:
+            self._record_start()
+        except BaseException:
+            if self._claimed:
+                release_run(self.run_id)
+            raise
         items = list(self.plan.items)
         queue_index = 0
 
@@ -260,7 +267,11 @@ class BenchRunner:
             await writer
             self._flush()
             await self.executor.aclose()
-        return self._finish(time.perf_counter() - started)
+        try:
+            return self._finish(time.perf_counter() - started)
+        finally:
+            release_run(self.run_id)
+            self._claimed = False
 
     def _record_start(self) -> None:
         plan = self.plan
@@ -300,6 +311,7 @@ class BenchRunner:
                 worker=settings["worker"],
                 benchmark_source=settings["benchmark_source"],  # the data may have moved
             )  # fmt: skip
+        self._claimed = True
         self.progress.run_id = self.run_id
         # the run's limits live in the ledger, so every process spending for it is held to them
         limits = plan.limits

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -30,6 +31,7 @@ from sweepbench.money.ceilings import micro_to_usd, usd_to_micro
 from sweepbench.store import Store
 from sweepbench.store.engine import writer
 from sweepbench.store.schema import bench_answers, bench_runs, bench_spend
+from sweepbench.store.workers import REUSED_PID_AFTER_S, pid_alive
 
 RUN_STATES = ("running", "completed", "completed_with_errors", "paused_budget", "interrupted")
 
@@ -173,8 +175,15 @@ class BenchStore:
             while conn.scalar(sa.select(bench_runs.c.id).where(bench_runs.c.id == run_id)):
                 n += 1
                 run_id = f"{run.id}-{n}"
-            values = {**run.__dict__, "id": run_id, "settings": _json(run.settings)}
-            conn.execute(bench_runs.insert().values(values))
+            with _ACTIVE_LOCK:
+                if run.config_hash in _ACTIVE.values():
+                    raise UserError(
+                        "a run with these settings is being run by another session of this "
+                        "process; wait for it or stop it"
+                    )
+                values = {**run.__dict__, "id": run_id, "settings": _json(run.settings)}
+                conn.execute(bench_runs.insert().values(values))
+                _ACTIVE[run_id] = run.config_hash
         return run_id
 
     def claim_run(self, run_id: str, **settings: Any) -> None:
@@ -195,6 +204,8 @@ class BenchStore:
                 .where(bench_runs.c.id == run_id)
                 .values(status="running", reason=None, updated_at=_now(), settings=_json(merged))
             )
+            with _ACTIVE_LOCK:
+                _ACTIVE[run_id] = current.config_hash
 
     def set_record(self, run_id: str, record: str) -> None:
         """Store a run's record (JSON) as its session ends."""
@@ -414,9 +425,16 @@ STALE_AFTER_S = 60.0
 runner touches it every 15 s)."""
 
 
-REUSED_PID_AFTER_S = 600.0
-"""On this host a live worker's process exists; but one silent for ten minutes (forty missed
-heartbeats) is dead even if its pid was given to another program since."""
+_ACTIVE: dict[str, str] = {}
+"""Runs a session of this process is running now (run id → settings hash): a second session
+in the same process (the Python API) must not continue them either."""
+_ACTIVE_LOCK = threading.Lock()
+
+
+def release_run(run_id: str) -> None:
+    """This process's session of ``run_id`` has ended (see :meth:`BenchStore.claim_run`)."""
+    with _ACTIVE_LOCK:
+        _ACTIVE.pop(run_id, None)
 
 
 def this_worker() -> dict[str, Any]:
@@ -432,18 +450,13 @@ def run_is_live(run: RunRow, now: datetime | None = None) -> bool:
     worker = run.settings.get("worker") or {}
     pid = worker.get("pid")
     if worker.get("host") == socket.gethostname() and isinstance(pid, int):
-        if pid == os.getpid():
-            return False
+        if pid == os.getpid():  # this process: live only while one of its sessions runs it
+            with _ACTIVE_LOCK:
+                return run.id in _ACTIVE
         age = ((now or _now()) - run.updated_at).total_seconds()
         if age > REUSED_PID_AFTER_S:  # silent this long: the pid now belongs to another program
             return False
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:  # it exists, owned by someone else
-            return True
-        return True
+        return pid_alive(pid)
     age = ((now or _now()) - run.updated_at).total_seconds()
     return age < STALE_AFTER_S
 
@@ -460,6 +473,6 @@ def _lock_runs(conn: Connection) -> None:
 def _busy(run: RunRow) -> str:
     worker = run.settings.get("worker") or {}
     return (
-        f"run {run.id} is being run by another process (pid {worker.get('pid')} on "
+        f"run {run.id} is being run by another session (process {worker.get('pid')} on "
         f"{worker.get('host')}); wait for it or stop it"
     )
