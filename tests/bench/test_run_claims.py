@@ -108,7 +108,7 @@ def test_processes_started_together_run_a_run_once(tmp_path: Path, trial: int) -
             stderr=subprocess.PIPE,
             text=True,
             env=env,
-        )  # fmt: skip
+        )
         for _ in range(3)
     ]
     outs = [p.communicate(timeout=60) for p in procs]
