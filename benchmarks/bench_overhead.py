@@ -105,12 +105,12 @@ def child_floor(n: int, folder: Path) -> dict[str, float]:
 
 def child_run(n: int, folder: Path) -> dict[str, Any]:
     """The full runner on a fresh store, then a resume of the finished run."""
+    import os
+
     from sweepbench.bench.resume import prepare
     from sweepbench.bench.run import BenchRunner
     from sweepbench.bench.storage import BenchStore
     from sweepbench.store import Store
-
-    import os
 
     os.environ["SWEEPBENCH_HOME"] = str(folder)  # a price for the scripted model: $1 per 1M
     (folder / "models.toml").write_text("[scripted.echo]\nprice_in = 1\nprice_out = 1\n")
