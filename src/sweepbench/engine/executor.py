@@ -29,7 +29,15 @@ from sweepbench.engine.recorder import CallValues, ImmediateRecorder, Recorder
 from sweepbench.engine.retry import RetryPolicy, error_type
 from sweepbench.engine.usage import impossible_usage
 from sweepbench.errors import ErrorKind, ProviderError
-from sweepbench.models.base import Event, Finish, Model, Request, Result
+from sweepbench.models.base import (
+    Event,
+    Finish,
+    Model,
+    ReasoningDelta,
+    Request,
+    Result,
+    TextDelta,
+)
 from sweepbench.models.registry import resolve
 from sweepbench.models.tokens import prompt_token_bound
 from sweepbench.money.ledger import Ledger
@@ -295,7 +303,8 @@ class Executor:
             async with asyncio.timeout(deadline_s):
                 async for event in stream:
                     result.add(event, started)
-                    self.recorder.event(call_id, seq, event, time.perf_counter() - started)
+                    recorded = self._scrub_event(event) if self._secrets else event
+                    self.recorder.event(call_id, seq, recorded, time.perf_counter() - started)
                     seq += 1
                     if on_event is not None:
                         on_event(event)
@@ -342,6 +351,23 @@ class Executor:
             return worst, "impossible usage: counted at the reservation"
         cost = call_cost(model.info, result.usage, price=self.price(model))
         return cost.usd, cost.source
+
+    def _scrub_event(self, event: Event) -> Event:
+        """The event as it may be stored: no key in a delta's text or a failure's message."""
+        if isinstance(event, TextDelta | ReasoningDelta):
+            text = self.scrub(event.text)
+            return event if text == event.text else replace(event, text=text)
+        if isinstance(event, Finish) and event.error is not None:
+            message = self.scrub(str(event.error.args[0]) if event.error.args else "")
+            error = event.error
+            return replace(
+                event,
+                error=ProviderError(
+                    message, kind=error.kind, provider=error.provider, status=error.status,
+                    retry_after=error.retry_after,
+                ),
+            )  # fmt: skip
+        return event
 
     def _scrub_result(self, result: Result) -> None:
         if not self._secrets:

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 
 from sweepbench.artifacts import artifact_kind
 from sweepbench.errors import UserError
+from sweepbench.settings import scrub
 from sweepbench.models.registry import model_info
 from sweepbench.money.prices import price_for
 from sweepbench.store import Store
@@ -191,13 +192,13 @@ def save_sweep(store: Store, result: SweepResult) -> None:
     values = {
         "task": result.plan.kind_name,  # the column keeps its name
         "axis": result.plan.axis,
-        "prompt": result.plan.prompt,
+        "prompt": scrub(result.plan.prompt),
         "status": document["status"],
         "cells": len(result.plan.cells),
         "wall_s": result.wall_s,
         "serial_s": result.serial_s,
         "cost_usd": result.cost_usd,
-        "document": json.dumps(document, ensure_ascii=False),
+        "document": scrub(json.dumps(document, ensure_ascii=False)),  # no key is ever stored
         "finished_at": None if document["status"] == "running" else datetime.now(UTC),
         "worker": result.worker,
     }
