@@ -95,6 +95,81 @@ class CallOutcome:
         return self.call_ids[-1] if self.call_ids else None
 
 
+class _Deadline:
+    """One attempt's total deadline (see :class:`_Deadlines`)."""
+
+    __slots__ = ("cancelling", "fired", "task", "uncancelled", "when")
+
+    def __init__(self, when: float, task: asyncio.Task[Any], cancelling: int) -> None:
+        self.when = when
+        self.task = task
+        self.cancelling = cancelling
+        """The task's pending cancellations when the deadline was armed."""
+        self.fired = False
+        self.uncancelled = False
+
+    def expired(self) -> bool:
+        """Whether the deadline cancelled the task, and nothing else did: take our
+        cancellation back (as ``asyncio.timeout`` does) and say so."""
+        if not self.fired or self.uncancelled:
+            return False
+        self.uncancelled = True
+        return self.task.uncancel() <= self.cancelling
+
+
+class _Deadlines:
+    """Every attempt's total deadline on one timer of the executor's loop, set for the earliest
+    deadline armed, instead of an ``asyncio.timeout`` (a timer and a context) per attempt. A
+    deadline that passes cancels its attempt's task; the attempt takes that cancellation back
+    and fails with a retryable "no complete answer" error, while a cancellation from outside
+    (a Stop) propagates as before."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._armed: set[_Deadline] = set()
+        self._timer: asyncio.TimerHandle | None = None
+
+    def arm(self, seconds: float) -> _Deadline:
+        """A deadline ``seconds`` from now for the current task's attempt."""
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:  # an executor used under a new loop (asyncio.run again)
+            self._loop, self._armed, self._timer = loop, set(), None
+        task = asyncio.current_task()
+        assert task is not None
+        deadline = _Deadline(loop.time() + seconds, task, task.cancelling())
+        self._armed.add(deadline)
+        timer = self._timer
+        if timer is None or deadline.when < timer.when():
+            if timer is not None:
+                timer.cancel()
+            self._timer = loop.call_at(deadline.when, self._expire, deadline.when)
+        return deadline
+
+    def disarm(self, deadline: _Deadline) -> None:
+        """The attempt's stream is over; a fired deadline's cancellation is taken back."""
+        self._armed.discard(deadline)
+        if deadline.fired and not deadline.uncancelled:
+            deadline.uncancelled = True
+            deadline.task.uncancel()
+
+    def _expire(self, scheduled: float) -> None:
+        loop = self._loop
+        assert loop is not None
+        self._timer = None
+        now = max(loop.time(), scheduled)
+        earliest: float | None = None
+        for deadline in self._armed:
+            if deadline.fired:
+                continue
+            if deadline.when <= now:
+                deadline.fired = True
+                deadline.task.cancel()
+            elif earliest is None or deadline.when < earliest:
+                earliest = deadline.when
+        if earliest is not None:
+            self._timer = loop.call_at(earliest, self._expire, earliest)
+
+
 class Executor:
     """Makes calls for one surface or run. Holds the models it resolved, their concurrency and
     rate limits, the retry policy, the recorder and the money strategy; share one per run (or
@@ -126,6 +201,7 @@ class Executor:
         self._secrets = secret_values()
         self._settings_json: dict[int, tuple[object, dict[str, Any]]] = {}
         self._checked: dict[tuple[str, int], object] = {}
+        self._deadlines = _Deadlines()
 
     # -- models ------------------------------------------------------------------------------
 
@@ -299,29 +375,28 @@ class Executor:
         started = time.perf_counter()
         seq = 0
         stream = model.stream(request)
+        deadline = self._deadlines.arm(deadline_s)
         try:
-            async with asyncio.timeout(deadline_s):
-                async for event in stream:
-                    result.add(event, started)
-                    recorded = self._scrub_event(event) if self._secrets else event
-                    self.recorder.event(call_id, seq, recorded, time.perf_counter() - started)
-                    seq += 1
-                    if on_event is not None:
-                        on_event(event)
+            async for event in stream:
+                result.add(event, started)
+                self.recorder.event(call_id, seq, event, time.perf_counter() - started)
+                seq += 1
+                if on_event is not None:
+                    on_event(event)
         except TimeoutError:
             result.stop_reason = "error"
-            result.error = ProviderError(
-                f"no complete answer within {deadline_s:g} s; the stream was closed",
-                kind=ErrorKind.RETRYABLE,
-                provider=model.provider,
-            )
+            result.error = self._timed_out(model, deadline_s)
         except asyncio.CancelledError:
-            result.stop_reason = "cancelled"
-            stopped = Finish("cancelled")
-            self.recorder.event(call_id, seq, stopped, time.perf_counter() - started)
-            if on_event is not None:
-                on_event(stopped)
-            raise
+            if deadline.expired():  # our deadline, not a stop from outside: a failed attempt
+                result.stop_reason = "error"
+                result.error = self._timed_out(model, deadline_s)
+            else:
+                result.stop_reason = "cancelled"
+                stopped = Finish("cancelled")
+                self.recorder.event(call_id, seq, stopped, time.perf_counter() - started)
+                if on_event is not None:
+                    on_event(stopped)
+                raise
         except Exception as exc:  # a bug or an untranslated failure: a failed call, kept
             log.exception("%s: the call failed unexpectedly", model.id)
             result.stop_reason = "error"
@@ -331,8 +406,17 @@ class Executor:
                 provider=model.provider,
             )
         finally:
+            self._deadlines.disarm(deadline)
             await stream.aclose()  # closes the provider connection at once, not at GC time
             result.wall_s = time.perf_counter() - started
+
+    @staticmethod
+    def _timed_out(model: Model, deadline_s: float) -> ProviderError:
+        return ProviderError(
+            f"no complete answer within {deadline_s:g} s; the stream was closed",
+            kind=ErrorKind.RETRYABLE,
+            provider=model.provider,
+        )
 
     def _cost(
         self, model: Model, result: Result, bound: int, max_tokens: int, worst: Decimal | None
