@@ -15,11 +15,11 @@ from sweepbench.bench.plan import Limits, Selection
 from sweepbench.bench.record import (
     RecordRole,
     RunRecord,
-    build_record,
     config_hash,
     dump_record,
     load_record,
 )
+from sweepbench.bench.record_build import build_record
 from sweepbench.bench.report import RunReport, load_report
 from sweepbench.bench.results import weighted_area_score
 from sweepbench.bench.resume import PreparedRun, prepare

@@ -39,7 +39,8 @@ from sweepbench.bench.answers import Answer, from_result, verdict_schema
 from sweepbench.bench.followups import second_try
 from sweepbench.bench.items import Item, Task
 from sweepbench.bench.plan import Limits, run_id_for
-from sweepbench.bench.record import build_record, dump_record
+from sweepbench.bench.record import dump_record
+from sweepbench.bench.record_build import build_record
 from sweepbench.bench.report import catalogue_json, load_report
 from sweepbench.bench.resume import JUDGE_ERRORS, PreparedRun
 from sweepbench.bench.scoring import format_checker, score_answer
