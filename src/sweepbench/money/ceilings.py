@@ -30,6 +30,10 @@ DEFAULT_DAILY_USD = Decimal(10)
 DEFAULT_CALLS_PER_HOUR = 40
 MICRO = Decimal(1_000_000)
 _FAST_BELOW = Decimal(10) ** 15
+_MICRO_KNOWN = 4096
+"""Conversions :func:`usd_to_micro` remembers, per rounding (equal amounts convert equally)."""
+_MICRO_UP: dict[Decimal, int] = {}
+_MICRO_HALF_UP: dict[Decimal, int] = {}
 
 _OFF = {"off", "none"}
 
@@ -49,16 +53,28 @@ def _check_usd(name: str, value: Decimal) -> None:
 def usd_to_micro(amount: Decimal, *, up: bool) -> int:
     """Dollars → integer micro-dollars, exactly: rounded up (``up=True``, for reservations, so
     a reservation never under-states the worst case) or half-up (settlements)."""
+    known = _MICRO_UP if up else _MICRO_HALF_UP
+    if type(amount) is Decimal and amount.is_finite():  # anything else is checked below
+        micro = known.get(amount)
+        if micro is not None:  # calls' worst cases and costs repeat: converted once each
+            return micro
     _check_usd("an amount", amount)
     if amount < _FAST_BELOW and len(amount.as_tuple().digits) <= 20:
         # exact in the default context (28 digits): the common case, without a new context
-        return int((amount * MICRO).to_integral_value(ROUND_CEILING if up else ROUND_HALF_UP))
-    with _localcontext() as ctx:
-        ctx.prec = 80  # enough that quantize never fails on a large amount
-        scaled = (amount * MICRO).quantize(
-            Decimal(1), rounding=ROUND_CEILING if up else ROUND_HALF_UP
-        )
-    return int(scaled)
+        micro = int((amount * MICRO).to_integral_value(ROUND_CEILING if up else ROUND_HALF_UP))
+    else:
+        with _localcontext() as ctx:
+            ctx.prec = 80  # enough that quantize never fails on a large amount
+            micro = int(
+                (amount * MICRO).quantize(
+                    Decimal(1), rounding=ROUND_CEILING if up else ROUND_HALF_UP
+                )
+            )
+    if type(amount) is Decimal:
+        if len(known) >= _MICRO_KNOWN:
+            known.clear()
+        known[amount] = micro
+    return micro
 
 
 def cap_to_micro(amount: Decimal) -> int:
