@@ -53,6 +53,8 @@ DEFAULT_TIMEOUT_S = 600.0
 """A benchmark call's total deadline (benchmarks spec §10.1, §15.1)."""
 INTERACTIVE_TIMEOUT_S = 3600.0
 """A sweep cell's or a generation's (sweeps spec §9.1)."""
+_WORST_KNOWN = 4096
+"""Worst cases an executor remembers, by (model, prompt bound, output budget)."""
 
 
 @dataclass(frozen=True)
@@ -201,6 +203,7 @@ class Executor:
         self._secrets = secret_values()
         self._settings_json: dict[int, tuple[object, dict[str, Any]]] = {}
         self._checked: dict[tuple[str, int], object] = {}
+        self._worst: dict[tuple[str, int, int], Decimal] = {}
         self._deadlines = _Deadlines()
 
     # -- models ------------------------------------------------------------------------------
@@ -214,9 +217,12 @@ class Executor:
 
     def price(self, model: Model) -> Price | None:
         """The model's price (looked up once)."""
-        if model.id not in self._prices:
-            self._prices[model.id] = price_for(model.info)
-        return self._prices[model.id]
+        model_id = model.id
+        try:
+            return self._prices[model_id]
+        except KeyError:
+            price = self._prices[model_id] = price_for(model.info)
+            return price
 
     def _check(self, model: Model, request: Request) -> None:
         """``model.check`` once per (model, settings object): a benchmark's thousands of calls
@@ -236,7 +242,13 @@ class Executor:
         price = self.price(model)
         if price is None:
             return bound, max_tokens, None
-        return bound, max_tokens, (bound * price.input + max_tokens * price.output) / MILLION
+        key = (model.id, bound, max_tokens)  # prompts of one length share their worst case
+        worst = self._worst.get(key)
+        if worst is None:
+            if len(self._worst) >= _WORST_KNOWN:
+                self._worst.clear()
+            worst = self._worst[key] = (bound * price.input + max_tokens * price.output) / MILLION
+        return bound, max_tokens, worst
 
     def prices(self) -> dict[str, Price | None]:
         """The price of every model this executor has called (None: no price on file)."""
@@ -319,8 +331,9 @@ class Executor:
         outcome: CallOutcome,
     ) -> tuple[Result, Decimal | None]:
         request = spec.request
+        model_id = model.id
         start = {
-            "model": model.id,
+            "model": model_id,
             "provider": model.info.provider,
             "role": spec.role,
             "run_id": spec.run_id,
@@ -329,7 +342,7 @@ class Executor:
         }
         settled = False
         call_id: str | None = None
-        result = Result(model.id)
+        result = Result(model_id)
         outcome.result = result
         cost: Decimal | None = None
         try:

@@ -15,6 +15,28 @@ SLACK_TOKENS = 2048
 def impossible_usage(usage: Usage, *, prompt_bound: int, max_tokens: int) -> str | None:
     """Why this usage is impossible for a request whose prompt is at most ``prompt_bound``
     tokens and whose output budget is ``max_tokens``; None when it is plausible."""
+    given = usage.input_tokens
+    made = usage.output_tokens
+    reasoning = usage.reasoning_tokens
+    read = usage.cache_read_tokens
+    write = usage.cache_write_tokens
+    cost = usage.cost_usd
+    if (  # the common case at once: plain counts ≥ 0 within their bounds, no odd cost
+        type(given) is int
+        and type(made) is int
+        and type(reasoning) is int
+        and type(read) is int
+        and type(write) is int
+        and given >= 0
+        and made >= 0
+        and reasoning >= 0
+        and read >= 0
+        and write >= 0
+        and (cost is None or (type(cost) is Decimal and cost.is_finite() and cost >= 0))
+        and given <= 2 * prompt_bound + SLACK_TOKENS
+        and made <= 2 * max_tokens + SLACK_TOKENS
+    ):
+        return None
     counts = {
         "input": usage.input_tokens,
         "output": usage.output_tokens,
