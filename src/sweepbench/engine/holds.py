@@ -26,6 +26,7 @@ from sweepbench.money.ledger import Ledger, Settlement
 
 LEASE_CALLS = 32
 """A benchmark lease covers about this many calls at their worst case."""
+_ZERO = Decimal(0)
 
 
 @dataclass
@@ -165,7 +166,7 @@ class LeaseHolds:
             lease.unpriced = True
             lease.used_micro += hold.worst_micro
         else:
-            lease.used_micro += usd_to_micro(max(actual_usd, Decimal(0)), up=False)
+            lease.used_micro += usd_to_micro(actual_usd if actual_usd > 0 else _ZERO, up=False)
         if lease.closed and lease.in_flight == 0:
             self._done.append(lease)
 

@@ -32,9 +32,10 @@ def typical_prompt_tokens(contents: Iterable[str]) -> int:
 
 def prompt_token_bound(contents: Iterable[str]) -> int:
     """The most tokens a prompt of these message contents can be."""
-    texts = list(contents)
-    return (
-        sum(len(text.encode("utf-8")) for text in texts)
-        + FRAMING_BOUND_PER_MESSAGE * len(texts)
-        + FRAMING_BOUND
-    )
+    messages = 0
+    utf8_bytes = 0
+    for text in contents:
+        messages += 1
+        # ASCII text is one byte a character: its length, without encoding it
+        utf8_bytes += len(text) if text.isascii() else len(text.encode("utf-8"))
+    return utf8_bytes + FRAMING_BOUND_PER_MESSAGE * messages + FRAMING_BOUND
