@@ -8,6 +8,7 @@ its engine and may be shared between threads.
 from __future__ import annotations
 
 import json
+import operator
 import uuid
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
@@ -221,18 +222,26 @@ class Store:
             return
         columns = list(rows[0])
         sql = f"INSERT INTO calls ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+
         # the SQLite forms of UtcDateTime (ISO text) and ExactDecimal (text)
+        def stamp(value: datetime) -> str:
+            if value.tzinfo is UTC and value.microsecond:  # the same text, without conversion
+                return value.isoformat()
+            return _sqlite_stamp(value)
+
         converted = [
-            (i, _sqlite_stamp if name in ("created_at", "finished_at") else str)
+            (i, stamp if name in ("created_at", "finished_at") else str)
             for i, name in enumerate(columns)
             if name in ("created_at", "finished_at", "cost_usd")
         ]
+        cells_of = operator.itemgetter(*columns)  # every row has the first row's columns
         values = []
         for row in rows:
-            cells = [row[c] for c in columns]
+            cells = list(cells_of(row)) if len(columns) > 1 else [row[columns[0]]]
             for i, convert in converted:
-                if cells[i] is not None:
-                    cells[i] = convert(cells[i])
+                cell = cells[i]
+                if cell is not None:
+                    cells[i] = convert(cell)
             values.append(cells)
         cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
         try:
