@@ -392,7 +392,8 @@ class Executor:
         try:
             async for event in stream:
                 result.add(event, started)
-                self.recorder.event(call_id, seq, event, time.perf_counter() - started)
+                recorded = self._scrub_event(event) if self._secrets else event  # no key stored
+                self.recorder.event(call_id, seq, recorded, time.perf_counter() - started)
                 seq += 1
                 if on_event is not None:
                     on_event(event)
