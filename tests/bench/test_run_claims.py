@@ -85,10 +85,10 @@ from sweepbench.store import Store
 from tests.bench.helpers import toy_benchmark
 store = Store.open(sys.argv[1])
 start = float(sys.argv[2])
-runner = BenchRunner(prepare(toy_benchmark(60), store, model=sys.argv[3]), store, concurrency=2)
 time.sleep(max(start - time.time(), 0))
-try:
-    outcome = asyncio.run(runner.run())
+try:  # a session that finds the run already taken is refused, at prepare or at its claim
+    prepared = prepare(toy_benchmark(60), store, model=sys.argv[3])
+    outcome = asyncio.run(BenchRunner(prepared, store, concurrency=2).run())
     print("ran", outcome.run_id, outcome.session_scored)
 except UserError as exc:
     print("refused", exc)
@@ -112,9 +112,9 @@ def test_processes_started_together_run_a_run_once(tmp_path: Path, trial: int) -
         for _ in range(3)
     ]
     outs = [p.communicate(timeout=60) for p in procs]
-    lines = [out.strip().splitlines()[-1] for out, _ in outs]
+    lines = [(out.strip().splitlines() or [f"crashed: {err[-2000:]}"])[-1] for out, err in outs]
     assert sum(line.startswith("ran") for line in lines) == 1, (lines, [e for _, e in outs])
-    assert sum(line.startswith("refused") for line in lines) == 2
+    assert sum(line.startswith("refused") for line in lines) == 2, lines
     store = Store.open(url)
     with store.engine.connect() as conn:
         assert conn.scalar(sa.select(sa.func.count()).select_from(bench_runs)) == 1
