@@ -18,9 +18,9 @@ import sqlalchemy as sa
 
 from sweepbench.artifacts import artifact_kind
 from sweepbench.errors import UserError
-from sweepbench.settings import scrub
 from sweepbench.models.registry import model_info
 from sweepbench.money.prices import price_for
+from sweepbench.settings import scrub
 from sweepbench.store import Store
 from sweepbench.store.schema import sweeps as sweeps_table
 from sweepbench.store.workers import dead_workers
