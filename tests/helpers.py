@@ -5,8 +5,10 @@ from __future__ import annotations
 import sys
 
 import pytest
+import sqlalchemy as sa
 
 from sweepbench.cli import main
+from sweepbench.store import Store
 
 
 def cli(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
@@ -17,3 +19,21 @@ def cli(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
     except SystemExit as exc:
         return int(exc.code or 0)
     return 0
+
+
+def store_texts(store: Store) -> dict[str, list[str]]:
+    """Every text (and bytes) value of every table of the store, by table."""
+    cells: dict[str, list[str]] = {}
+    engine = store.engine
+    metadata = sa.MetaData()
+    metadata.reflect(engine)
+    with engine.connect() as conn:
+        for name, table in metadata.tables.items():
+            found = cells.setdefault(name, [])
+            for row in conn.execute(sa.select(table)):
+                for value in row:
+                    if isinstance(value, bytes):
+                        found.append(value.decode("utf-8", "replace"))
+                    elif isinstance(value, str):
+                        found.append(value)
+    return cells

@@ -8,25 +8,18 @@ import json
 from pathlib import Path
 
 import pytest
-import sqlalchemy as sa
 
 from sweepbench.store import Store
-from tests.helpers import cli
+from tests.helpers import cli, store_texts
 from tests.servers import OpenAIServer
 
 KEY = "echoed-secret-7731-value"
 
 
 def scan_store(url: str) -> list[str]:
-    """Every table and column where the key appears."""
-    store = Store.open(url)
-    found = []
-    with store.engine.connect() as conn:
-        for table in sa.inspect(conn).get_table_names():
-            for row in conn.execute(sa.text(f"SELECT * FROM {table}")):
-                if KEY in repr(tuple(row)):
-                    found.append(table)
-    return found
+    """Every table where the key appears in a text value."""
+    texts = store_texts(Store.open(url))
+    return [table for table, values in texts.items() if any(KEY in v for v in values)]
 
 
 def test_an_echoed_key_reaches_no_store_export_or_output(

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 
 from sweepbench.bench.resume import prepare
 from sweepbench.bench.run import BenchRunner, RunOutcome
@@ -21,7 +20,7 @@ from sweepbench.models.tokens import prompt_token_bound
 from sweepbench.money.ledger import Ledger
 from sweepbench.store import Store
 from tests.bench.helpers import calls_of, compatible_server, set_prices, toy_benchmark
-from tests.helpers import cli
+from tests.helpers import cli, store_texts
 from tests.servers import Reply, StreamFailure
 
 FAST = RetryPolicy(base_delay_s=0.001, max_delay_s=0.002, rate_limit_floor_s=0.001)
@@ -171,24 +170,6 @@ tasks:
 """
 
 
-def _text_cells(store: Store) -> dict[str, list[str]]:
-    """Every text (and bytes) value of every table of the store, by table."""
-    cells: dict[str, list[str]] = {}
-    engine = store.engine
-    metadata = sa.MetaData()
-    metadata.reflect(engine)
-    with engine.connect() as conn:
-        for name, table in metadata.tables.items():
-            found = cells.setdefault(name, [])
-            for row in conn.execute(sa.select(table)):
-                for value in row:
-                    if isinstance(value, bytes):
-                        found.append(value.decode("utf-8", "replace"))
-                    elif isinstance(value, str):
-                        found.append(value)
-    return cells
-
-
 def test_a_key_the_server_echoes_reaches_no_table_no_export_and_no_output(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -234,7 +215,7 @@ def test_a_key_the_server_echoes_reaches_no_table_no_export_and_no_output(
     assert all(KEY not in text for text in printed)
     # the store: every text of every table, and the database files themselves
     with Store.open() as store:
-        cells = _text_cells(store)
+        cells = store_texts(store)
         answers = {r["key"]: r for r in BenchStore(store).answers(run_id)}
         calls = calls_of(store, run_id)
     assert cells["calls"] and cells["bench_answers"] and cells["bench_runs"]
