@@ -101,10 +101,10 @@ def test_the_scrubber_finds_every_key_variable(monkeypatch: pytest.MonkeyPatch) 
 def test_the_scrubber_finds_config_keys(isolated_home: Path) -> None:
     isolated_home.mkdir(parents=True, exist_ok=True)
     (isolated_home / "config.toml").write_text(
-        "[keys]\nanthropic = 'sk-config-anthropic-123'\nsomeone = 'sk-config-someone-123'\n"
+        "[keys]\nanthropic = 'placeholder-config-anthropic'\nsomeone = 'placeholder-config-someone'\n"
     )
     found = secret_values()
-    assert "sk-config-anthropic-123" in found and "sk-config-someone-123" in found
+    assert "placeholder-config-anthropic" in found and "placeholder-config-someone" in found
 
 
 def test_default_model_follows_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
