@@ -101,7 +101,8 @@ def test_the_scrubber_finds_every_key_variable(monkeypatch: pytest.MonkeyPatch) 
 def test_the_scrubber_finds_config_keys(isolated_home: Path) -> None:
     isolated_home.mkdir(parents=True, exist_ok=True)
     (isolated_home / "config.toml").write_text(
-        "[keys]\nanthropic = 'placeholder-config-anthropic'\nsomeone = 'placeholder-config-someone'\n"
+        "[keys]\nanthropic = 'placeholder-config-anthropic'\n"
+        "someone = 'placeholder-config-someone'\n"
     )
     found = secret_values()
     assert "placeholder-config-anthropic" in found and "placeholder-config-someone" in found

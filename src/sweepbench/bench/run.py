@@ -1,24 +1,25 @@
 """The benchmark runner: answer every planned item, score it, store it as it completes.
 
-- **Concurrency**: a fixed pool of workers takes items in order; at most ``concurrency`` calls
-  are in flight to each provider and to each model (the model under test and the judge share
-  their provider's allowance when they share a provider).
-- **Rate limits** (optional, per model): requests per second and per minute, tokens per minute;
-  OpenRouter's ``:free`` models get 20 requests a minute unless told otherwise.
-- **Retries**: exponential backoff with jitter, at least the provider's ``retry-after`` (spec
-  §10.2); a choice answer without an extractable letter gets one format reminder (§10.3).
-- **Money**: each run has its own limits, in total and per role (spec §7), cumulative over the
-  run's sessions. Before each call the role's and the total spend are checked; at a limit no
-  new call is made, calls in flight finish, and the run ends ``paused_budget``.
+Every call — answer, second try, grade — goes through the engine's :class:`Executor`, which holds
+its worst case in the shared ledger (a lease per run, role and model), takes the provider's and
+model's concurrency and rate limits, records it as a ``calls`` row, scrubs it, times it out and
+retries it. This module decides *which* calls to make:
+
+- **Workers**: a fixed pool takes items in order; a choice answer without an extractable letter
+  gets one format reminder, a math answer cut by the limit one request for the boxed answer
+  (spec §10.3).
+- **Money**: the run's limits (total and per role, spec §7) are ledger scopes set at start; a call
+  whose worst case no longer fits is refused and the run ends ``paused_budget`` with the
+  refusal, which names the limit. Calls in flight finish.
 - **Quota**: an out-of-credit or rejected-key error stops new calls (the rest are skipped, not
   failed) and ends the run ``interrupted``.
-- **Storage**: answers, scores and spend lines go to the store in group commits (everything
-  that finished while the previous commit was being written), so a crash loses at most the
-  answers of one commit; a resumed run answers exactly the items not stored.
+- **Storage**: answers, scores, spend lines, the calls rows and the settlement of finished leases
+  go to the store in group commits, so a crash loses at most the answers of one commit; a
+  resumed run answers exactly the items not stored. The run's record is written at the end.
 - **Resume** (see :mod:`.resume`): a run is identified by the hash of its settings; running the
-  same settings again continues the newest unfinished run; ``retry_failed`` re-runs only the
-  items that errored (a judge failure is re-graded without asking the model again).
-- **Keys** never reach the store: every error message passes through :func:`scrub`.
+  same settings again continues the newest unfinished run (claimed atomically: never by two
+  sessions); ``retry_failed`` re-runs only the items that errored (a judge failure is
+  re-graded without asking the model again).
 """
 
 from __future__ import annotations
@@ -65,8 +66,6 @@ from sweepbench.store import Store
 
 log = logging.getLogger(__name__)
 
-FREE_MODEL_RPM = 20
-"""OpenRouter's ``:free`` models allow about 20 requests a minute (spec §5.3)."""
 HEARTBEAT_S = 15.0
 """A running run's row is touched at least this often, so that another process can tell a
 live run (do not resume it twice) from one whose worker died."""

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
-from sweepbench.engine.holds import AdmittedHolds, Hold, Holds, PerCallHolds
+from sweepbench.engine.holds import Hold, Holds, PerCallHolds
 from sweepbench.engine.limits import CallLimits
 from sweepbench.engine.ratelimit import RateLimits
 from sweepbench.engine.recorder import CallValues, ImmediateRecorder, Recorder
@@ -286,7 +286,7 @@ class Executor:
             outcome.attempts += 1
             attempt = outcome.attempts
             hold = self._take(spec, model, worst, first=attempt == 1)
-            result, cost = await self._attempt(
+            result = await self._attempt(
                 spec, model, hold, attempt, bound, max_tokens, worst, timeout, on_event, outcome
             )
             error = result.error
@@ -306,16 +306,13 @@ class Executor:
                 {"attempt": attempt, "role": spec.role, "next_delay_s": round(wait, 3),
                  "error_type": error_type(error), "error": str(error)}
             )  # fmt: skip
-            del cost
             await asyncio.sleep(wait)
 
     def _take(self, spec: CallSpec, model: Model, worst: Decimal | None, *, first: bool) -> Hold:
         if not worst:  # no price on file or a $0 model: nothing is held
             return Hold(Decimal(0))
         run_id = spec.run_id or f"generate-{time.strftime('%Y%m%d')}"
-        if isinstance(self.holds, AdmittedHolds) and spec.key is not None:
-            return self.holds.take_for(spec.key, run_id, spec.role, model.id, worst, first)
-        return self.holds.take(run_id, spec.role, model.id, worst, first)
+        return self.holds.take(run_id, spec.role, model.id, worst, first, key=spec.key)
 
     async def _attempt(
         self,
@@ -329,7 +326,7 @@ class Executor:
         deadline_s: float,
         on_event: EventCallback | None,
         outcome: CallOutcome,
-    ) -> tuple[Result, Decimal | None]:
+    ) -> Result:
         request = spec.request
         model_id = model.id
         start = {
@@ -340,11 +337,9 @@ class Executor:
             "item_key": spec.key,
             "request": self._request_json(request),
         }
-        settled = False
         call_id: str | None = None
         result = Result(model_id)
         outcome.result = result
-        cost: Decimal | None = None
         try:
             slot = await self.limits.enter(model, bound + max_tokens)
             try:
@@ -369,12 +364,9 @@ class Executor:
             )
             if call_id is not None:
                 self.recorder.finish(call_id, start, self._end(result, cost, source), attempt)
-            if hold.holds_money and not settled:
-                # a call that never reached the provider costs nothing
-                reached = call_id is not None
-                self.holds.settle(hold, cost if reached else Decimal(0), call_id)
-                settled = True
-        return result, cost
+            if hold.holds_money:  # a call that never reached the provider costs nothing
+                self.holds.settle(hold, cost if call_id is not None else Decimal(0), call_id)
+        return result
 
     async def _stream(
         self,
@@ -397,9 +389,6 @@ class Executor:
                 seq += 1
                 if on_event is not None:
                     on_event(event)
-        except TimeoutError:
-            result.stop_reason = "error"
-            result.error = self._timed_out(model, deadline_s)
         except asyncio.CancelledError:
             if deadline.expired():  # our deadline, not a stop from outside: a failed attempt
                 result.stop_reason = "error"
@@ -456,32 +445,24 @@ class Executor:
             text = self.scrub(event.text)
             return event if text == event.text else replace(event, text=text)
         if isinstance(event, Finish) and event.error is not None:
-            message = self.scrub(str(event.error.args[0]) if event.error.args else "")
-            error = event.error
-            return replace(
-                event,
-                error=ProviderError(
-                    message, kind=error.kind, provider=error.provider, status=error.status,
-                    retry_after=error.retry_after,
-                ),
-            )  # fmt: skip
+            return replace(event, error=self._scrubbed_error(event.error))
         return event
+
+    def _scrubbed_error(self, error: ProviderError) -> ProviderError:
+        """The same failure with its message scrubbed."""
+        message = self.scrub(str(error.args[0]) if error.args else "")
+        return ProviderError(
+            message, kind=error.kind, provider=error.provider, status=error.status,
+            retry_after=error.retry_after,
+        )  # fmt: skip
 
     def _scrub_result(self, result: Result) -> None:
         if not self._secrets:
             return
         result.text = self.scrub(result.text)
         result.reasoning = self.scrub(result.reasoning)
-        error = result.error
-        if error is not None:
-            message = self.scrub(str(error.args[0]) if error.args else "")
-            result.error = ProviderError(
-                message,
-                kind=error.kind,
-                provider=error.provider,
-                status=error.status,
-                retry_after=error.retry_after,
-            )
+        if result.error is not None:
+            result.error = self._scrubbed_error(result.error)
 
     def _request_json(self, request: Request) -> dict[str, Any]:
         settings = request.settings

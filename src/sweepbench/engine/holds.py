@@ -48,9 +48,12 @@ class Hold:
 class Holds(Protocol):
     """A strategy for holding and settling calls' money."""
 
-    def take(self, run_id: str, role: str, model: str, worst_usd: Decimal, first: bool) -> Hold:
-        """Hold ``worst_usd`` for one call (``first``: its first attempt). SpendRefused when a
-        ceiling would be crossed."""
+    def take(
+        self, run_id: str, role: str, model: str, worst_usd: Decimal, first: bool,
+        key: str | None = None,
+    ) -> Hold:  # fmt: skip
+        """Hold ``worst_usd`` for one call (``first``: its first attempt; ``key``: the item or
+        sample it is for). SpendRefused when a ceiling would be crossed."""
 
     def attach(self, hold: Hold, call_id: str) -> None:
         """The call's row exists: link the hold to it (before traffic)."""
@@ -65,7 +68,10 @@ class PerCallHolds:
     def __init__(self, ledger: Ledger) -> None:
         self.ledger = ledger
 
-    def take(self, run_id: str, role: str, model: str, worst_usd: Decimal, first: bool) -> Hold:
+    def take(
+        self, run_id: str, role: str, model: str, worst_usd: Decimal, first: bool,
+        key: str | None = None,
+    ) -> Hold:  # fmt: skip
         """Admit one charge."""
         [rid] = self.ledger.admit(run_id, [Charge(model=model, ceiling_usd=worst_usd, role=role)])
         return Hold(worst_usd, reservation_id=rid)
@@ -82,19 +88,22 @@ class PerCallHolds:
 
 
 class AdmittedHolds(PerCallHolds):
-    """A sweep admitted as a whole: first attempts use their reservations, in order of the
-    ``reservations`` given per call key; retries admit a new one."""
+    """A sweep admitted as a whole: a call's first attempt uses the reservation admitted for
+    its key (``reservations``: key → reservation id, or None for a free call); a retry admits
+    a new one."""
 
     def __init__(self, ledger: Ledger, reservations: dict[str, str | None]) -> None:
         super().__init__(ledger)
         self.reservations = reservations
 
-    def take_for(self, key: str, run_id: str, role: str, model: str, worst_usd: Decimal,
-                 first: bool) -> Hold:  # fmt: skip
+    def take(
+        self, run_id: str, role: str, model: str, worst_usd: Decimal, first: bool,
+        key: str | None = None,
+    ) -> Hold:  # fmt: skip
         """The admitted reservation of call ``key`` on its first attempt, else a new one."""
-        if first and key in self.reservations:
+        if first and key is not None and key in self.reservations:
             return Hold(worst_usd, reservation_id=self.reservations.pop(key))
-        return self.take(run_id, role, model, worst_usd, first)
+        return super().take(run_id, role, model, worst_usd, first, key)
 
 
 @dataclass
@@ -127,17 +136,20 @@ class LeaseHolds:
     _open: dict[tuple[str, str, str], _Lease] = field(default_factory=dict)
     _done: list[_Lease] = field(default_factory=list)
 
-    def take(self, run_id: str, role: str, model: str, worst_usd: Decimal, first: bool) -> Hold:
+    def take(
+        self, run_id: str, role: str, model: str, worst_usd: Decimal, first: bool,
+        key: str | None = None,
+    ) -> Hold:  # fmt: skip
         """Draw the call's worst case from the open lease, taking a new lease when it has too
         little left."""
         worst = usd_to_micro(worst_usd, up=True)
         if worst == 0:
             return Hold(worst_usd)
-        key = (run_id, role, model)
-        lease = self._open.get(key)
+        scope = (run_id, role, model)
+        lease = self._open.get(scope)
         if lease is None or lease.free_micro < worst:
             if lease is not None:
-                self._close(key, lease)
+                self._close(scope, lease)
                 # Settle the leases whose calls have all ended first: left open until the next
                 # group commit, their whole reservation would count as held, and the new lease
                 # would be refused ("limit reached, $0 spent") with money still left.
@@ -145,7 +157,7 @@ class LeaseHolds:
             rid, amount = self.ledger.lease(
                 run_id, role, model, micro_to_usd(worst * self.calls_per_lease), worst_usd
             )
-            lease = self._open[key] = _Lease(
+            lease = self._open[scope] = _Lease(
                 rid, run_id, role, model, usd_to_micro(amount, up=True)
             )
         lease.drawn_micro += worst
