@@ -192,11 +192,36 @@ class RunReport:
 def load_report(store: Store, run_id: str, *, resamples: int = 10_000) -> RunReport:
     """Read a run back and score it; UserError for an unknown run id."""
     runs = BenchStore(store)
+    run = _run_row(runs, run_id)
+    benchmark, note = _benchmark_of(run)
+    return _scored_report(runs, run, benchmark, list(runs.answers(run.id)), note, resamples)
+
+
+def session_report(store: Store, run_id: str, benchmark: Benchmark) -> RunReport:
+    """The report a runner builds its run record from when a session ends: the benchmark it
+    already holds (not reloaded from its source) and, per answer, only what scores and counts
+    need (``key``, ``task``, ``dimension``, ``status``, ``score``, ``passed``,
+    ``error_type``): no answer texts or JSON are read back."""
+    runs = BenchStore(store)
+    run = _run_row(runs, run_id)
+    return _scored_report(runs, run, benchmark, runs.outcomes(run.id), None, 10_000)
+
+
+def _run_row(runs: BenchStore, run_id: str) -> RunRow:
     run = runs.run(run_id)
     if run is None:
         raise UserError(f"no benchmark run {run_id!r} (see sweepbench bench runs)")
-    benchmark, note = _benchmark_of(run)
-    rows = list(runs.answers(run.id))
+    return run
+
+
+def _scored_report(
+    runs: BenchStore,
+    run: RunRow,
+    benchmark: Benchmark,
+    rows: list[dict[str, Any]],
+    note: str | None,
+    resamples: int,
+) -> RunReport:
     scored = [
         ScoredAnswer(r["task"], r["dimension"], float(r["score"]), bool(r["passed"]))
         for r in rows

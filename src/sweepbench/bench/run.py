@@ -42,7 +42,7 @@ from sweepbench.bench.items import Item, Task
 from sweepbench.bench.plan import Limits, run_id_for
 from sweepbench.bench.record import dump_record
 from sweepbench.bench.record_build import build_record
-from sweepbench.bench.report import catalogue_json, load_report
+from sweepbench.bench.report import catalogue_json, session_report
 from sweepbench.bench.resume import JUDGE_ERRORS, PreparedRun
 from sweepbench.bench.scoring import format_checker, score_answer
 from sweepbench.bench.scoring.base import Score
@@ -357,7 +357,8 @@ class BenchRunner:
         built is logged, never a failed run: the answers are what counts."""
         try:
             prices = self.executor.prices()
-            record = build_record(load_report(self.store, self.run_id), self.plan, prices=prices)
+            report = session_report(self.store, self.run_id, self.plan.benchmark)
+            record = build_record(report, self.plan, prices=prices)
             self.runs.set_record(self.run_id, dump_record(record))
         except Exception:
             log.exception("could not write the record of run %s", self.run_id)

@@ -333,6 +333,16 @@ class BenchStore:
                     data[column] = json.loads(text) if text else None
                 yield data
 
+    def outcomes(self, run_id: str) -> list[dict[str, Any]]:
+        """Per answer of a run only what scores and counts need: ``key``, ``task``,
+        ``dimension``, ``status``, ``score``, ``passed``, ``error_type`` (no texts, no JSON)."""
+        t = bench_answers.c
+        names = ("key", "task", "dimension", "status", "score", "passed", "error_type")
+        query = sa.select(t.key, t.task, t.dimension, t.status, t.score, t.passed, t.error_type)
+        with self.store.engine.connect() as conn:
+            rows = conn.execute(query.where(t.run_id == run_id).order_by(t.task, t.key)).all()
+            return [dict(zip(names, row, strict=True)) for row in rows]
+
     def failed_answers(self, run_id: str) -> dict[str, dict[str, Any]]:
         """The failed rows of a run by key (their answers are kept for re-grading)."""
         return {row["key"]: row for row in self.answers(run_id, status="failed")}
