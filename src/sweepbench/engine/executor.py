@@ -381,12 +381,15 @@ class Executor:
         seq = 0
         stream = model.stream(request)
         deadline = self._deadlines.arm(deadline_s)
+        recorder = self.recorder
+        keeps = recorder.keeps_events
         try:
             async for event in stream:
                 result.add(event, started)
-                recorded = self._scrub_event(event) if self._secrets else event  # no key stored
-                self.recorder.event(call_id, seq, recorded, time.perf_counter() - started)
-                seq += 1
+                if keeps:
+                    recorded = self._scrub_event(event) if self._secrets else event  # no key
+                    recorder.event(call_id, seq, recorded, time.perf_counter() - started)
+                    seq += 1
                 if on_event is not None:
                     on_event(event)
         except asyncio.CancelledError:
@@ -396,7 +399,8 @@ class Executor:
             else:
                 result.stop_reason = "cancelled"
                 stopped = Finish("cancelled")
-                self.recorder.event(call_id, seq, stopped, time.perf_counter() - started)
+                if keeps:
+                    recorder.event(call_id, seq, stopped, time.perf_counter() - started)
                 if on_event is not None:
                     on_event(stopped)
                 raise

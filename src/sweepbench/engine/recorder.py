@@ -36,6 +36,9 @@ executor makes them from typed values, so the batched path skips per-call valida
 class Recorder(Protocol):
     """Where the engine writes a call's row and events."""
 
+    keeps_events: bool
+    """False: the recorder keeps no per-token events (the engine does not hand them over)."""
+
     def start(self, start: CallValues) -> str:
         """A call is about to be made; return its id."""
 
@@ -64,6 +67,8 @@ def event_record(seq: int, event: Event, t_s: float) -> EventRecord:
 
 class ImmediateRecorder:
     """Writes each call as it happens: row first, events in small batches, outcome last."""
+
+    keeps_events = True
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -100,7 +105,10 @@ class ImmediateRecorder:
 
 
 class BatchedRecorder:
-    """Keeps finished calls in memory until the runner's group commit writes them."""
+    """Keeps finished calls in memory until the runner's group commit writes them (no
+    per-token events)."""
+
+    keeps_events = False
 
     def __init__(self, store: Store) -> None:
         self.store = store
