@@ -148,3 +148,34 @@ async def test_guess_answers_in_the_benchmark_format() -> None:
     decision = {"type": "object", "properties": {"judge_result": {"enum": ["pass", "fail"]}}}
     only = json.loads((await run("scripted/guess", "grade", response_format=decision)).text)
     assert set(only) == {"judge_result"}
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("words=300000000", "words='300000000' is out of range"),
+        ("words=-1", "out of range"),
+        ("words=2.5", "not a whole number"),
+        ("ttft=1e9", "ttft='1e9' is out of range: it must be between 0 and 60"),
+        ("ttft=nan", "out of range"),
+        ("ttft=inf", "out of range"),
+        ("tps=-3", "out of range"),
+        ("tps=0.001", "too slow"),
+        ("retry_after=1e12", "out of range"),
+        ("disconnect_after=99999999999", "out of range"),
+    ],
+)
+def test_numeric_options_are_bounded_before_anything_runs(option: str, message: str) -> None:
+    # a free model has no price to bound what it costs the machine: its options are bounded
+    from sweepbench.models.registry import model_info
+
+    started = time.perf_counter()
+    for ask in (model_info, resolve):
+        with pytest.raises(UserError, match=message):
+            ask(f"scripted/lorem?{option}")
+    assert time.perf_counter() - started < 1.0  # refused at once, nothing is built
+
+
+async def test_options_at_their_bounds_still_run() -> None:
+    result = await run("scripted/lorem?words=100000&tps=0&ttft=0", max_tokens=50)
+    assert result.usage.output_tokens == 50 and result.stop_reason == "max_tokens"

@@ -123,3 +123,25 @@ def test_a_stored_running_sweep_without_a_worker_ends_as_failed(runner: SweepRun
     assert stored_view(document, now=created + timedelta(minutes=5))["live"]
     late = stored_view(document, now=created + timedelta(hours=2))
     assert not late["live"] and late["error"] == "worker stopped unexpectedly"
+
+
+def test_one_visitor_of_a_shared_server_runs_a_few_sweeps_at_once(runner: SweepRunner) -> None:
+    slow = ["scripted/lorem?words=2000&tps=20", "scripted/lorem?words=2000&tps=21"]
+    plans = [build_plan(f"topic {i}", "model", slow) for i in range(4)]
+    started = [runner.start(p, visitor="203.0.113.7", per_visitor=2) for p in plans[:2]]
+    with pytest.raises(UserError, match="already have 2 sweep"):
+        runner.start(plans[2], visitor="203.0.113.7", per_visitor=2)
+    other = runner.start(plans[2], visitor="198.51.100.1", per_visitor=2)  # another visitor
+    local = runner.start(plans[3])  # no visitor (loopback, the CLI): no such limit
+    assert len(runner.recent()) == 4  # the refused one never started, nor was admitted
+    runner.stop(started[0].id)
+    assert started[0].wait_done(5.0)
+    again = runner.start(plans[2], visitor="203.0.113.7", per_visitor=2)  # a slot came free
+    for live in (*started, other, local, again):
+        runner.stop(live.id)
+
+
+def test_an_oversized_free_model_is_refused_before_it_runs(runner: SweepRunner) -> None:
+    with pytest.raises(UserError, match="out of range"):
+        runner.start(build_plan("x", "model", ["scripted/lorem?words=300000000", "scripted/echo"]))
+    assert runner.recent() == []

@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import math
 import re
 from collections.abc import AsyncGenerator
 from pathlib import Path
@@ -76,6 +77,18 @@ OPTIONS = {
     "disconnect_after",
     "refuse",
 }
+BOUNDS: dict[str, tuple[type[int] | type[float], float, float]] = {
+    "words": (int, 0, 100_000),
+    "ttft": (float, 0.0, 60.0),
+    "tps": (float, 0.0, 100_000.0),
+    "fail": (int, 0, 999),
+    "retry_after": (float, 0.0, 600.0),
+    "disconnect_after": (int, 0, 100_000),
+}
+"""Each numeric option's type and range: a scripted model is free, so nothing else bounds what
+it may cost the machine (a ``words=300000000`` answer, a ``ttft`` holding a slot for hours)."""
+MIN_TPS = 1.0
+"""A ``tps`` above 0 (0 = as fast as possible) is at least this: no call trickles for hours."""
 ANSWERS = Path(__file__).with_name("scripted_answers")
 """Packaged answers (``fixture=NAME`` reads ``NAME.json``)."""
 DEMOS = {"sketch": "diagram", "sculpt": "brazier"}
@@ -126,7 +139,8 @@ def answer_file(name: str) -> str:
 
 
 def parse_options(name: str) -> tuple[str, dict[str, str]]:
-    """Split ``echo?tps=40`` into ``("echo", {"tps": "40"})``; unknown options are an error."""
+    """Split ``echo?tps=40`` into ``("echo", {"tps": "40"})``. An unknown option, a number
+    that is not one, or one outside its range (:data:`BOUNDS`) is a UserError naming it."""
     base, _, query = name.partition("?")
     options = dict(parse_qsl(query, keep_blank_values=True))
     unknown = set(options) - OPTIONS
@@ -135,7 +149,27 @@ def parse_options(name: str) -> tuple[str, dict[str, str]]:
             f"unknown option(s) {', '.join(sorted(unknown))} for scripted/{base}; "
             f"known: {', '.join(sorted(OPTIONS))}"
         )
+    for option, text in options.items():
+        if option in BOUNDS:
+            _bounded(base, option, text)
     return base, options
+
+
+def _bounded(base: str, option: str, text: str) -> float:
+    """The value of a numeric option, checked against its range."""
+    kind, low, high = BOUNDS[option]
+    where = f"scripted/{base}: {option}={text!r}"
+    try:
+        value = float(int(text)) if kind is int else float(text)
+    except ValueError:
+        raise UserError(
+            f"{where} is not {'a whole number' if kind is int else 'a number'}"
+        ) from None
+    if not math.isfinite(value) or not low <= value <= high:
+        raise UserError(f"{where} is out of range: it must be between {low:g} and {high:g}")
+    if option == "tps" and 0 < value < MIN_TPS:
+        raise UserError(f"{where} is too slow: use 0 (as fast as possible) or at least {MIN_TPS:g}")
+    return value
 
 
 class ScriptedModel(Model):
@@ -145,19 +179,21 @@ class ScriptedModel(Model):
 
     def __init__(self, info: ModelInfo) -> None:
         super().__init__(info)
-        self.base, options = parse_options(info.name)
-        try:
-            self.ttft = float(options.get("ttft", 0.0))
-            demo_tps = DEMO_TPS if self.base in DEMOS else 0.0
-            self.tps = float(options.get("tps", demo_tps))  # 0 = as fast as possible
-            self.words = int(options["words"]) if "words" in options else None
-            self.fail = int(options["fail"]) if "fail" in options else None
-            self.retry_after = float(options["retry_after"]) if "retry_after" in options else None
-            self.disconnect_after = (
-                int(options["disconnect_after"]) if "disconnect_after" in options else None
-            )
-        except ValueError as exc:
-            raise UserError(f"scripted/{info.name}: an option is not a number ({exc})") from exc
+        self.base, options = parse_options(info.name)  # every number checked and bounded
+
+        def number(option: str) -> float | None:
+            return float(options[option]) if option in options else None
+
+        def whole(option: str) -> int | None:
+            return int(options[option]) if option in options else None
+
+        self.ttft = number("ttft") or 0.0
+        tps = number("tps")  # 0 = as fast as possible
+        self.tps = (DEMO_TPS if self.base in DEMOS else 0.0) if tps is None else tps
+        self.words = whole("words")
+        self.fail = whole("fail")
+        self.retry_after = number("retry_after")
+        self.disconnect_after = whole("disconnect_after")
         self.refuse = options.get("refuse", "") not in ("", "0")
         self.text = options.get("text")
         fixture = options.get("fixture") or DEMOS.get(self.base)

@@ -21,6 +21,7 @@ from decimal import Decimal
 from typing import Any
 
 from sweepbench.engine.supervisor import Supervisor
+from sweepbench.errors import UserError
 from sweepbench.models.base import TextDelta
 from sweepbench.money.ledger import Ledger
 from sweepbench.store import Store
@@ -31,6 +32,8 @@ from sweepbench.sweeps.run import MAX_RUN_SECONDS, Sweep
 
 KEEP_FINISHED = 32
 """Finished sweeps kept in memory (their final state is in the store regardless)."""
+RUNS_PER_VISITOR = 3
+"""Sweeps one visitor may have running at once on a shared server (off loopback)."""
 
 
 @dataclass
@@ -52,9 +55,11 @@ class LiveSample:
 class LiveSweep:
     """One sweep run by this process: the runner's handle and the state its events built."""
 
-    def __init__(self, sweep: Sweep) -> None:
+    def __init__(self, sweep: Sweep, visitor: str | None = None) -> None:
         """Subscribe to ``sweep``'s events (replacing any other subscriber)."""
         self.sweep = sweep
+        self.visitor = visitor
+        """Who started it on a shared server (their address), for the per-visitor limit."""
         sweep.on_event = self.on_event
         self.samples: dict[tuple[int, int], LiveSample] = {
             (s.cell.index, s.repeat): LiveSample() for s in sweep.samples
@@ -205,13 +210,28 @@ class SweepRunner:
         self._lock = threading.Lock()
         self._supervisor = supervisor or Supervisor("sweepbench-sweeps")
 
-    def start(self, plan: Plan, *, run_limit_usd: Decimal | None = None) -> LiveSweep:
+    def start(
+        self,
+        plan: Plan,
+        *,
+        run_limit_usd: Decimal | None = None,
+        visitor: str | None = None,
+        per_visitor: int = RUNS_PER_VISITOR,
+    ) -> LiveSweep:
         """Admit the plan now (raises UserError / BudgetExceeded) and run it in the
-        background."""
+        background. ``visitor`` (a shared server's caller, by address) may have at most
+        ``per_visitor`` sweeps running at once; None: no such limit (loopback, the CLI)."""
         sweep = Sweep(plan, store=self.store, ledger=self.ledger, run_limit_usd=run_limit_usd)
-        live = LiveSweep(sweep)
-        sweep.admit()
-        with self._lock:
+        live = LiveSweep(sweep, visitor)
+        with self._lock:  # counted and admitted under one lock: two clicks cannot both pass
+            if visitor is not None:
+                mine = sum(1 for s in self._sweeps.values() if s.visitor == visitor and not s.done)
+                if mine >= per_visitor:
+                    raise UserError(
+                        f"you already have {mine} sweep(s) running on this shared server, the "
+                        f"most one visitor may run at once; stop one or wait for it to finish"
+                    )
+            sweep.admit()
             self._sweeps[live.id] = live
             self._forget_old()
         self._supervisor.submit(self._run(live))

@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 import dash_mantine_components as dmc
+import flask
 from dash import ALL, Dash, Input, Output, State, dcc, html, no_update
 
 from sweepbench.artifacts import artifact_kind
@@ -453,8 +454,10 @@ def register(app: Dash, context: PageContext) -> None:
         closed = gate.why_closed(token, spends=not estimate.free)
         if closed:
             return no_update, closed, "red"
+        # on a shared server one visitor (by address) may run only a few sweeps at once
+        visitor = (flask.request.remote_addr or "unknown") if gate.guarded else None
         try:
-            live = runner.start(plan)
+            live = runner.start(plan, visitor=visitor)
         except SweepbenchError as exc:
             return no_update, f"Refused: {exc}", "red"
         n = len(plan.cells)
