@@ -10,9 +10,15 @@ Two ways to name one:
       base_url = "http://127.0.0.1:11434/v1"
       api_key_env = "OLLAMA_KEY"      # optional
       models = ["llama3.2"]           # optional: listed by `sweepbench models`
+      free = true                     # optional: see below
 
 These servers speak Chat Completions; they run on the user's own hardware, so they are priced
 at zero unless the operator sets a price, and do not take an effort setting unless declared.
+One that is sent a key (``api_key``, ``api_key_env``, ``SWEEPBENCH_COMPATIBLE_API_KEY``) may be
+a paid service behind a proxy, so its calls are not *free* (:attr:`Price.free
+<sweepbench.money.prices.Price.free>`): the web app gates them like a paid provider's — unless
+the operator marks the endpoint ``free = true`` (``SWEEPBENCH_COMPATIBLE_FREE=1`` for the
+environment's endpoint).
 """
 
 from __future__ import annotations
@@ -22,7 +28,10 @@ import os
 from sweepbench.errors import UserError
 from sweepbench.models.catalog import ModelInfo
 from sweepbench.models.openai import ChatCompletionsModel
-from sweepbench.settings import EndpointConfig, base_url_override
+from sweepbench.settings import EndpointConfig, base_url_override, config_path, load_config
+
+FREE_VARIABLE = "SWEEPBENCH_COMPATIBLE_FREE"
+"""Set to 1 / true / yes: the environment's endpoint costs nothing even though it is sent a key."""
 
 
 def env_endpoint() -> EndpointConfig | None:
@@ -32,6 +41,20 @@ def env_endpoint() -> EndpointConfig | None:
         return None
     key = os.environ.get("SWEEPBENCH_COMPATIBLE_API_KEY") or None
     return EndpointConfig(name="compatible", base_url=url, api_key=key)
+
+
+def marked_free(endpoint: EndpointConfig) -> bool:
+    """Whether the operator says ``endpoint`` costs nothing though it is sent a key:
+    ``free = true`` in its ``[endpoints.NAME]`` section, or ``SWEEPBENCH_COMPATIBLE_FREE`` for
+    the environment's endpoint. A ``free`` that is not true or false is a UserError."""
+    if endpoint.name == "compatible" and env_endpoint() is not None:
+        return os.environ.get(FREE_VARIABLE, "").strip().lower() in ("1", "true", "yes", "on")
+    sections = load_config().raw.get("endpoints", {})
+    section = sections.get(endpoint.name, {}) if isinstance(sections, dict) else {}
+    value = section.get("free", False) if isinstance(section, dict) else False
+    if not isinstance(value, bool):
+        raise UserError(f"{config_path()}: [endpoints.{endpoint.name}] free must be true or false")
+    return value
 
 
 class CompatibleModel(ChatCompletionsModel):

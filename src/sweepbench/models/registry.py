@@ -31,6 +31,20 @@ def endpoints() -> dict[str, EndpointConfig]:
     return found
 
 
+def uses_operator_key(provider: str) -> bool:
+    """Whether a call to ``provider`` is made with a key the operator holds: every keyed
+    provider (its key is what pays), and a configured endpoint that is sent a key unless its
+    config marks it ``free = true``. Such calls are never *free*, whatever their price: the
+    web app gates them like paid ones (the ledger still counts a $0 call against no ceiling)."""
+    entry = PROVIDERS.get(provider)
+    if entry is not None and entry.needs != "endpoint":
+        return entry.keyed
+    from sweepbench.models.compatible import marked_free
+
+    endpoint = endpoints().get(provider)
+    return endpoint is not None and bool(endpoint.api_key) and not marked_free(endpoint)
+
+
 def providers() -> list[str]:
     """Every provider name an id may start with."""
     return [*PROVIDERS, *(n for n in endpoints() if n not in PROVIDERS)]

@@ -50,6 +50,9 @@ class CallEstimate:
     typical: Decimal | None
     ceiling: Decimal | None
     free: bool = False
+    """Anyone may start it: $0 and no key the operator holds (:attr:`Price.free
+    <sweepbench.money.prices.Price.free>`); a $0 call sent a key is not free, though it holds
+    nothing."""
     hold: Decimal | None = None
     """What the ledger reserves: the prompt at its token upper bound plus the whole budget."""
 

@@ -5,11 +5,16 @@ Sources, in order: an operator override in the catalogue; then what the provider
 the user's own hardware (the bundled local model, scripted models, configured endpoints),
 OpenRouter's catalogue, or the ``genai-prices`` package's bundled snapshot (works offline).
 A model none of them knows has *no price on file* — ``None``, never $0.
+
+A price also says whether the call is made with a key the operator holds (``keyed``: a keyed
+provider, or an endpoint sent a key and not marked ``free = true``). Such a call is not *free*
+even at $0 — the web app's gate treats it as spending — while the ledger, which decides by the
+amount held, still counts a $0 call against no ceiling.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from functools import cache
@@ -19,6 +24,7 @@ from typing import Literal
 from sweepbench.models.base import Usage
 from sweepbench.models.catalog import ModelInfo
 from sweepbench.models.providers import provider
+from sweepbench.models.registry import uses_operator_key
 
 MILLION = Decimal(1_000_000)
 ZERO = Decimal(0)
@@ -35,11 +41,20 @@ class Price:
     source: str = ""
     date: str = ""
     """When the source was published or fetched (a version for package snapshots)."""
+    keyed: bool = False
+    """The call is made with a key the operator holds
+    (:func:`~sweepbench.models.registry.uses_operator_key`)."""
+
+    @property
+    def zero(self) -> bool:
+        """Priced at $0 (what the ledger holds and settles for such a call)."""
+        return self.input == 0 and self.output == 0
 
     @property
     def free(self) -> bool:
-        """True for models that cost nothing to call."""
-        return self.input == 0 and self.output == 0
+        """True for calls anyone may start: $0 and made with no key the operator holds
+        (local and scripted models, own servers sent no key or marked ``free = true``)."""
+        return self.zero and not self.keyed
 
     def cost(self, usage: Usage) -> Decimal:
         """The cost of a call with this usage (cache reads/writes at their own rates)."""
@@ -92,8 +107,21 @@ def _from_genai_prices(info: ModelInfo) -> Price | None:
     )
 
 
+OWN_SERVER = "own server: free"
+OWN_SERVER_KEYED = "own server: $0, but sent a key (not free)"
+
+
 def price_for(info: ModelInfo) -> Price | None:
     """The price of a model, or None when there is no price on file."""
+    price = _price_for(info)
+    if price is None or not uses_operator_key(info.provider):
+        return price
+    if price.source == OWN_SERVER:
+        return replace(price, keyed=True, source=OWN_SERVER_KEYED)
+    return replace(price, keyed=True)
+
+
+def _price_for(info: ModelInfo) -> Price | None:
     if info.price_in is not None and info.price_out is not None:
         return Price(info.price_in, info.price_out, source="operator override")
     how = provider(info.provider)
@@ -111,7 +139,7 @@ def price_for(info: ModelInfo) -> Price | None:
     if how.pricing == "genai-prices":
         return _from_genai_prices(info)
     # An OpenAI-compatible endpoint runs on the user's own hardware.
-    return Price(ZERO, ZERO, source="own server: free")
+    return Price(ZERO, ZERO, source=OWN_SERVER)
 
 
 @dataclass(frozen=True)
