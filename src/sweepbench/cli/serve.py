@@ -23,27 +23,64 @@ def register(app: typer.Typer) -> None:
             str, typer.Option("--host", help="Address to listen on (loopback by default).")
         ] = "127.0.0.1",
         port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8050,
+        allowed_host: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--allowed-host",
+                help="Another Host name the app answers to (repeatable), e.g. the name a "
+                "reverse proxy or your LAN uses; also SWEEPBENCH_ALLOWED_HOSTS (comma-separated).",
+            ),
+        ] = None,
+        trust_forwarded_proto: Annotated[
+            bool,
+            typer.Option(
+                "--trust-forwarded-proto",
+                help="Behind a TLS-terminating reverse proxy: trust its X-Forwarded-Proto, so "
+                "the sign-in cookie is marked Secure.",
+            ),
+        ] = False,
     ) -> None:
         """Open the web app (Sweep page, History). Bound to another address than loopback,
-        runs that spend money need the token in SWEEPBENCH_TOKEN."""
+        runs that spend money need the token in SWEEPBENCH_TOKEN.
+
+        In fact the whole app does then: visitors sign in with the token, and with none set
+        the app stays closed. It answers only to its own Host names (loopback, the bound
+        address, --allowed-host, SWEEPBENCH_ALLOWED_HOSTS)."""
         from werkzeug.serving import make_server
 
         from sweepbench.web.app import create_app
+        from sweepbench.web.security import ALLOWED_HOSTS_VARIABLE
 
         gate = Gate.for_host(host)
         store = Store.open()
-        dash_app = create_app(store, host=host, gate=gate)
+        dash_app = create_app(
+            store,
+            host=host,
+            gate=gate,
+            allowed_hosts=allowed_host or (),
+            trust_forwarded_proto=trust_forwarded_proto,
+        )
         server = make_server(host, port, dash_app.server, threaded=True)
         shown = f"[{host}]" if ":" in host else host
         err.print(f"sweepbench is serving on [bold]http://{shown}:{server.port}/[/bold]")
         if gate.guarded:
             if gate.token is None:
                 err.print(
-                    f"[yellow]not loopback and no {TOKEN_VARIABLE} set: runs that spend money "
-                    "are refused[/yellow]"
+                    f"[yellow]not loopback and no {TOKEN_VARIABLE} set: the app is closed "
+                    f"(every page says so); set {TOKEN_VARIABLE} and restart[/yellow]"
                 )
             else:
-                err.print(f"runs that spend money need the token in {TOKEN_VARIABLE}")
+                err.print(f"visitors sign in with the token in {TOKEN_VARIABLE}")
+            if not trust_forwarded_proto:
+                err.print(
+                    "[yellow]plain HTTP: the token and every prompt and output cross the "
+                    "network unencrypted; put a TLS reverse proxy in front (README)[/yellow]"
+                )
+        err.print(
+            "answers to Host names: loopback, the bound address"
+            + (f", {', '.join(allowed_host)}" if allowed_host else "")
+            + f" (more with --allowed-host or {ALLOWED_HOSTS_VARIABLE})"
+        )
         err.print("Ctrl-C stops the server (and every sweep it is running).")
 
         def terminate(signum: int, frame: object) -> None:

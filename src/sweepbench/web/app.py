@@ -3,10 +3,14 @@
 ``create_app`` builds one app around one store and one background sweep runner; nothing is
 global, so tests can run several apps side by side. Every script, stylesheet and font the pages
 load is served by this app (Dash and Mantine serve locally; our viewer bundles ship in the
-package), so the app works with no internet at all."""
+package), so the app works with no internet at all.
+
+Every request passes :mod:`sweepbench.web.security` first: only this app's Host names, no
+cross-site state changes, and — off loopback — a signed-in session."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import dash_mantine_components as dmc
@@ -19,6 +23,7 @@ from sweepbench.sweeps.live import SweepRunner
 from sweepbench.web import history_page, placeholders, sweep_page
 from sweepbench.web.components import register_assets
 from sweepbench.web.gate import Gate
+from sweepbench.web.security import SIGN_OUT_PATH, HostRule, Site, hosts_from_environment
 
 PAGES = [
     ("/", "Sweep", "One prompt, several settings, side by side"),
@@ -28,10 +33,27 @@ PAGES = [
 ]
 
 
-def create_app(store: Store, *, host: str = "127.0.0.1", gate: Gate | None = None) -> Dash:
-    """The app for ``store``; ``host`` is where it will listen (it decides the access gate)."""
+def create_app(
+    store: Store,
+    *,
+    host: str = "127.0.0.1",
+    gate: Gate | None = None,
+    allowed_hosts: Iterable[str] = (),
+    trust_forwarded_proto: bool = False,
+) -> Dash:
+    """The app for ``store``; ``host`` is where it will listen (it decides the access gate).
+
+    ``allowed_hosts``: more Host names to answer to, besides loopback, the bound address and
+    ``SWEEPBENCH_ALLOWED_HOSTS``; ``trust_forwarded_proto``: a TLS proxy in front says which
+    requests came over HTTPS (``X-Forwarded-Proto``), so the session cookie is Secure."""
+    gate = gate or Gate.for_host(host)
     runner = SweepRunner(store)
-    context = sweep_page.PageContext(runner, gate or Gate.for_host(host))
+    context = sweep_page.PageContext(runner, gate)
+    site = Site(
+        gate,
+        HostRule.for_server([host, gate.host], [*allowed_hosts, *hosts_from_environment()]),
+        trust_forwarded_proto=trust_forwarded_proto,
+    )
     app = Dash(
         __name__,
         title="sweepbench",
@@ -39,8 +61,13 @@ def create_app(store: Store, *, host: str = "127.0.0.1", gate: Gate | None = Non
         serve_locally=True,
         update_title="",
     )
-    app.layout = _shell
+
+    def shell() -> Any:
+        return _shell(signed_in=gate.guarded)
+
+    app.layout = shell
     server: flask.Flask = app.server
+    site.install(server)
     server.config["sweepbench.runner"] = runner
     register_assets(server)
     _register_files(server, runner)
@@ -62,24 +89,24 @@ def create_app(store: Store, *, host: str = "127.0.0.1", gate: Gate | None = Non
     return app
 
 
-def _shell() -> Any:
+def _shell(*, signed_in: bool = False) -> Any:
+    header: list[Any] = [
+        dmc.Text("sweepbench", fw=700, size="lg"),
+        dmc.Text("what do you give up by turning the knob down?", size="sm", c="dimmed"),
+    ]
+    if signed_in:  # guarded: every page is behind the sign-in
+        header.append(
+            html.Form(
+                html.Button("Sign out", type="submit", id="sign-out"),
+                action=SIGN_OUT_PATH,
+                method="post",
+                style={"marginLeft": "auto"},
+            )
+        )
     return dmc.MantineProvider(
         dmc.AppShell(
             [
-                dmc.AppShellHeader(
-                    dmc.Group(
-                        [
-                            dmc.Text("sweepbench", fw=700, size="lg"),
-                            dmc.Text(
-                                "what do you give up by turning the knob down?",
-                                size="sm",
-                                c="dimmed",
-                            ),
-                        ],
-                        h="100%",
-                        px="md",
-                    )
-                ),
+                dmc.AppShellHeader(dmc.Group(header, h="100%", px="md")),
                 dmc.AppShellNavbar(
                     [
                         dmc.NavLink(label=label, description=hint, href=path, id=f"nav-{path}")

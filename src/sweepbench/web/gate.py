@@ -4,7 +4,11 @@ On a loopback address the person at the keyboard owns the keys, so running is al
 ceilings still apply). Bound to any other address, or declared production
 (``SWEEPBENCH_ENV=production``), a run that spends money needs the token in
 ``SWEEPBENCH_TOKEN``; with no token configured such runs are refused — the gate fails closed.
-Free runs (local and scripted models) need no token."""
+Free runs (local and scripted models, and own servers that send no key or are marked
+``free = true``) need no token.
+
+Off loopback the token also gates the whole app (:mod:`sweepbench.web.security`): a visitor
+signs in with it once, and a signed-in request counts as having supplied it."""
 
 from __future__ import annotations
 
@@ -14,6 +18,8 @@ import os
 from dataclasses import dataclass
 
 TOKEN_VARIABLE = "SWEEPBENCH_TOKEN"
+SIGNED_IN = "sweepbench_signed_in"
+"""The ``flask.g`` flag the sign-in check sets on a request with a live session cookie."""
 
 
 def is_loopback(host: str) -> bool:
@@ -55,9 +61,18 @@ class Gate:
                 f"Run is disabled for paid models: this server is {where} and no "
                 f"{TOKEN_VARIABLE} is set, so nobody could prove they may spend."
             )
+        if _signed_in():
+            return None
         if not supplied or not hmac.compare_digest(supplied.encode(), self.token.encode()):
             return (
                 f"Run is disabled for paid models: this server is {where}; enter the access "
                 f"token ({TOKEN_VARIABLE}) to spend."
             )
         return None
+
+
+def _signed_in() -> bool:
+    """Whether the request being served carries a live session (set by the sign-in check)."""
+    import flask
+
+    return flask.has_request_context() and bool(flask.g.get(SIGNED_IN, False))
