@@ -27,6 +27,14 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
     return path
 
 
+class PlainDumper(yaml.SafeDumper):
+    """Writes every value out in full: declarations refuse YAML anchors and aliases, which
+    ``safe_dump`` writes for values shared by several tasks."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
 def declare(
     folder: Path, tasks: list[dict[str, Any]], areas: list[str] | None = None, **top: Any
 ) -> Path:
@@ -40,7 +48,7 @@ def declare(
         **top,
     }
     path = folder / "my.yaml"
-    path.write_text(yaml.safe_dump(declaration, sort_keys=False), encoding="utf-8")
+    path.write_text(yaml.dump(declaration, Dumper=PlainDumper, sort_keys=False), encoding="utf-8")
     return path
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from sweepbench.bench.sources import records
 from sweepbench.bench.sources.records import iter_records, load_data_yaml
+from sweepbench.bench.sources.yaml_guard import YamlRefused
 from sweepbench.errors import DataError
 
 
@@ -155,5 +156,7 @@ def test_yaml_data_file_keeps_answers_as_text(tmp_path: Path) -> None:
                           (2, {"q": "Time", "a": "12:30"}, None)]  # fmt: skip
 
 
-def test_yaml_merge_keys_still_work() -> None:
-    assert load_data_yaml("base: &b {x: 1}\nrow:\n  <<: *b\n  y: 2\n")["row"] == {"x": 1, "y": 2}
+def test_yaml_merge_keys_still_work_but_not_through_an_alias() -> None:
+    assert load_data_yaml("row:\n  <<: {x: 1}\n  y: 2\n")["row"] == {"x": 1, "y": 2}
+    with pytest.raises(YamlRefused, match=r"anchor \(&b\): YAML anchors and aliases"):
+        load_data_yaml("base: &b {x: 1}\nrow:\n  <<: *b\n  y: 2\n")

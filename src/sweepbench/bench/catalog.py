@@ -72,9 +72,12 @@ def scope(name: str) -> Scope:
     return found
 
 
-def load_benchmark(name: str, data: Path | None = None) -> Benchmark:
+def load_benchmark(
+    name: str, data: Path | None = None, *, allow_data_outside: bool = False
+) -> Benchmark:
     """Load a benchmark by name or declaration path. ``data`` is the data folder for a
-    benchmark whose data is not shipped (ELBench)."""
+    benchmark whose data is not shipped (ELBench). A declaration reads data only from its own
+    folder unless ``allow_data_outside`` (``--allow-data-outside``)."""
     key = name.strip()
     if key.lower() == "sample":
         from sweepbench.bench.sources.declared import sample_benchmark
@@ -95,7 +98,7 @@ def load_benchmark(name: str, data: Path | None = None) -> Benchmark:
             raise UserError(f"no benchmark declaration at {path}")
         from sweepbench.bench.sources.declared import load_declared
 
-        return load_declared(path)
+        return load_declared(path, allow_data_outside=allow_data_outside)
     raise UserError(
         f"unknown benchmark {name!r}: use one of {', '.join(BUILTIN)}, "
         "or the path of your own declaration (.yaml or .py)"

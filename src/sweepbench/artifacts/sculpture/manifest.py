@@ -20,6 +20,7 @@ from pydantic import (
 )
 
 from sweepbench.artifacts.sculpture.structure import ManifestError, check
+from sweepbench.nesting import bounded_json_loads
 
 __all__ = ["Manifest", "ManifestError", "download_name", "dumps", "loads", "stamp", "validate"]
 
@@ -201,19 +202,20 @@ def validate(data: Any) -> dict[str, Any]:
 
 
 def loads(text: str | bytes) -> dict[str, Any]:
-    """Import a manifest file: UTF-8 JSON of at most 256 KiB, validated strictly."""
+    """Import a manifest file: UTF-8 JSON of at most 256 KiB, nested at most
+    :data:`~sweepbench.nesting.MAX_DEPTH` levels, validated strictly."""
     raw = text.encode() if isinstance(text, str) else text
     if len(raw) > MAX_FILE_BYTES:
         raise ManifestError(f"manifest: {len(raw):,} bytes; the limit is {MAX_FILE_BYTES:,}")
     try:
-        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+        data = bounded_json_loads(raw.decode("utf-8"), parse_constant=_no_constant)
     except UnicodeDecodeError as exc:
         raise ManifestError(f"manifest: not UTF-8 ({exc.reason} at byte {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise ManifestError(
             f"manifest: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
         ) from None
-    except ValueError as exc:
+    except ValueError as exc:  # a NaN or Infinity constant, or TooDeep
         raise ManifestError(f"manifest: {exc}") from None
     return validate(data)
 

@@ -2,7 +2,8 @@
 artifacts.md §2.4 keyed on ``"parts"``: fed deltas of any size, it emits each complete part
 object as its braces balance, so the page can count parts while the model writes.
 :func:`parse_answer` reads a whole answer (§2.6): code fences stripped, the first balanced
-object taken, trailing commas removed."""
+object taken, trailing commas removed. JSON nested deeper than
+:data:`~sweepbench.nesting.MAX_DEPTH` levels is not usable JSON (never a RecursionError)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import re
 from typing import Any
 
 from sweepbench.artifacts.jsontext import drop_trailing_commas, first_object, strip_fences
+from sweepbench.nesting import TooDeep, bounded_json_loads
 
 _KEY = re.compile(r'"parts"\s*:\s*\[')
 
@@ -81,8 +83,8 @@ class PartsParser:
 
     def _emit(self, candidate: str, out: list[dict[str, Any]], end: int) -> None:
         try:
-            value = json.loads(candidate)
-        except ValueError:
+            value = bounded_json_loads(candidate)
+        except ValueError:  # TooDeep included
             return  # one malformed part never stops the stream
         if isinstance(value, dict):
             out.append(value)
@@ -95,12 +97,15 @@ class AnswerError(ValueError):
 
 
 def parse_answer(text: str) -> Any:
-    """The JSON value of a whole answer (§2.6 steps 1–3); AnswerError when it is not JSON."""
+    """The JSON value of a whole answer (§2.6 steps 1–3); AnswerError when it is not JSON or
+    is nested too deep."""
     candidate = drop_trailing_commas(first_object(strip_fences(text)))
     try:
-        return json.loads(candidate)
+        return bounded_json_loads(candidate)
     except json.JSONDecodeError as exc:
         raise AnswerError(f"{exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except TooDeep as exc:
+        raise AnswerError(str(exc)) from None
 
 
 def salvage(text: str) -> tuple[Any, int]:
@@ -113,7 +118,7 @@ def salvage(text: str) -> tuple[Any, int]:
     start = text.find("{")
     if 0 <= start < parser.offset:
         try:
-            data = json.loads(drop_trailing_commas(text[start : parser.offset] + "]}"))
+            data = bounded_json_loads(drop_trailing_commas(text[start : parser.offset] + "]}"))
         except ValueError:
             data = None
         if isinstance(data, dict) and isinstance(data.get("parts"), list):

@@ -4,7 +4,9 @@ fields become an item, and how answers are scored.
 
 The declaration is checked as a whole (every mistake is reported at once, with its location);
 the data is then loaded row by row, and a bad row becomes a :class:`LoadProblem` on its task
-while the rest loads. A data file that is missing disables its task only.
+while the rest loads. A data file that is missing disables its task only, and so does a data
+path that leads outside the declaration's folder (symlinks resolved) unless the caller allows
+it: a declaration handed to us must not turn any file we can read into prompts.
 
 This module finds, reads and loads a declaration; the declaration's format and its check
 are in :mod:`~sweepbench.bench.sources.declared_schema`, a row's way into an item in
@@ -17,7 +19,7 @@ import hashlib
 import importlib.util
 import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +27,14 @@ import yaml
 
 from sweepbench.bench.items import Area, Benchmark, Item, JudgeSpec, LoadProblem, Task, TaskScore
 from sweepbench.bench.sources.declared_rows import ItemBuilder, render_template
-from sweepbench.bench.sources.declared_schema import SCORERS, TaskDeclaration, validate_declaration
+from sweepbench.bench.sources.declared_schema import (
+    SCORERS,
+    BenchmarkDeclaration,
+    TaskDeclaration,
+    validate_declaration,
+)
 from sweepbench.bench.sources.records import Record, iter_records
+from sweepbench.bench.sources.yaml_guard import load_declaration_yaml, yaml_error_text
 from sweepbench.errors import DataError, UserError
 
 __all__ = ["SAMPLE_FOLDER", "SCORERS", "load_declared", "render_template", "sample_benchmark"]
@@ -37,23 +45,28 @@ DECLARATION_NAMES = ("benchmark.yaml", "benchmark.yml", "benchmark.py")
 SAMPLE_FOLDER = Path(__file__).resolve().parent / "sample"
 """Where the built-in sample benchmark lives (shipped inside the package)."""
 
+ALLOW_FLAG = "--allow-data-outside"
+"""The command-line flag that lets a declaration read data outside its folder."""
+
 # --------------------------------------------------------------------------- public entry points
 
 
-def load_declared(path: Path) -> Benchmark:
+def load_declared(path: Path, *, allow_data_outside: bool = False) -> Benchmark:
     """Load the benchmark declared in ``path`` (YAML, or a ``*.py`` module defining
     ``BENCHMARK``; a folder holding ``benchmark.yaml`` also works). A declaration with mistakes
     raises one DataError listing them all; bad rows and missing data files are kept on the tasks
-    as problems."""
+    as problems. A task's data must be inside the declaration's folder unless
+    ``allow_data_outside``; a task whose data is not is kept as missing, saying why."""
     path = _declaration_file(Path(path).expanduser())
     raw, text = _read_declaration(path)
-    declaration = validate_declaration(raw, path.name)
+    declaration = _validated(raw, path.name)
     base = path.resolve().parent
     digest = hashlib.sha256(text)
     tasks: list[Task] = []
     for task_declaration in declaration.tasks:
-        tasks.append(_load_task(task_declaration, base))
-        _hash_data(digest, task_declaration, base)
+        task, files = _load_task(task_declaration, base, allow_data_outside)
+        tasks.append(task)
+        _hash_data(digest, task_declaration, files)
     areas = tuple(
         Area(area.key, area.label, tuple(t for t in tasks if t.area == area.key))
         for area in declaration.areas
@@ -95,13 +108,20 @@ def _read_declaration(path: Path) -> tuple[Any, bytes]:
     if path.suffix.lower() == ".py":
         return _python_declaration(path), text
     try:
-        return yaml.safe_load(text.decode("utf-8-sig")), text
+        return load_declaration_yaml(text.decode("utf-8-sig")), text
     except UnicodeDecodeError as exc:
         raise DataError(f"{path.name}: not UTF-8 text ({exc.reason})") from exc
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path.name}:{mark.line + 1}" if mark is not None else path.name
-        raise DataError(f"{where}: not valid YAML ({getattr(exc, 'problem', exc)})") from exc
+        raise DataError(yaml_error_text(exc, path.name)) from exc
+
+
+def _validated(raw: Any, shown: str) -> BenchmarkDeclaration:
+    """The checked declaration; a structure too deep to check (a Python declaration can build
+    one) is a DataError, not a RecursionError."""
+    try:
+        return validate_declaration(raw, shown)
+    except RecursionError:
+        raise DataError(f"{shown}: the declaration is nested too deeply to read") from None
 
 
 def _python_declaration(path: Path) -> Any:
@@ -131,17 +151,34 @@ def _python_declaration(path: Path) -> Any:
 # --------------------------------------------------------------------------- loading a task
 
 
-def _load_task(declaration: TaskDeclaration, base: Path) -> Task:
-    """A task with every readable row as an item; bad rows become problems, and a data file
-    that cannot be found or opened disables the task (``missing``)."""
+@dataclass(frozen=True)
+class _TaskData:
+    """Where a task's rows come from: what its reader is given (a path, or the name of a
+    cached Hugging Face dataset) and the local files it reads (none for a cached dataset)."""
+
+    spec: str
+    files: tuple[Path, ...]
+
+
+def _load_task(
+    declaration: TaskDeclaration, base: Path, allow_outside: bool
+) -> tuple[Task, tuple[Path, ...]]:
+    """A task with every readable row as an item, and the files it read; bad rows become
+    problems, and data that cannot be found, opened or read from here (outside ``base``)
+    disables the task (``missing``)."""
     shown = declaration.data
     items: list[Item] = []
     problems: list[LoadProblem] = []
     missing: str | None = None
+    files: tuple[Path, ...] = ()
     try:
-        records = list(_records(declaration, base))
+        data = _task_data(declaration, base, allow_outside)
+        records = list(_records(declaration, data))
+        files = data.files
     except (DataError, UserError) as exc:
         records, missing = [], str(exc)
+    except OSError as exc:  # a file or folder that cannot be listed or opened
+        records, missing = [], f"{shown}: cannot read it ({exc.strerror or exc})"
     builder = ItemBuilder(declaration, shown)
     ids: dict[str, int] = {}
     for record in records:
@@ -155,7 +192,7 @@ def _load_task(declaration: TaskDeclaration, base: Path) -> Task:
             continue
         ids[built.sample_id] = built.row
         items.append(built)
-    return _task(declaration, tuple(items), tuple(problems), missing)
+    return _task(declaration, tuple(items), tuple(problems), missing), files
 
 
 def _task(
@@ -201,21 +238,47 @@ def _duplicate_problem(
     return LoadProblem(item.source_file, message, item.row, field)
 
 
-def _records(declaration: TaskDeclaration, base: Path) -> Iterator[Record]:
+def _records(declaration: TaskDeclaration, data: _TaskData) -> Iterator[Record]:
     """The rows of a task's data (a file next to the declaration, or a Hugging Face dataset)."""
-    local = _data_path(declaration.data, base)
     if declaration.format == "hf":
         from sweepbench.bench.sources.hf import hf_records  # imported here: rarely needed
 
-        spec = str(local) if local.exists() else declaration.data
-        yield from hf_records(spec, split=declaration.split or "test", name=declaration.config)
+        split = declaration.split or "test"
+        yield from hf_records(data.spec, split=split, name=declaration.config)
         return
+    yield from iter_records(data.files[0], fmt=declaration.format, sheet=declaration.sheet,
+                            name=declaration.data)  # fmt: skip
+
+
+def _task_data(declaration: TaskDeclaration, base: Path, allow_outside: bool) -> _TaskData:
+    """The data a task reads, checked before anything is read: inside ``base`` (unless
+    ``allow_outside``; UserError), present and a file (DataError)."""
+    local = _data_path(declaration.data, base)
+    if declaration.format == "hf":
+        return _hf_data(declaration.data, local, base, allow_outside)
+    _confine(local, declaration.data, base, allow_outside)
     if not local.exists():
         raise DataError(f"data file not found: {local}")
     if not local.is_file():
         raise DataError(f"{declaration.data}: not a file")
-    yield from iter_records(local, fmt=declaration.format, sheet=declaration.sheet,
-                            name=declaration.data)  # fmt: skip
+    return _TaskData(str(local), (local,))
+
+
+def _hf_data(data: str, local: Path, base: Path, allow_outside: bool) -> _TaskData:
+    """A Hugging Face task's data: a local file or folder (its data files, each checked like a
+    plain task's file; a path that exists from the working folder counts, as ``datasets``
+    would read it), or else the name of a cached dataset."""
+    from sweepbench.bench.sources.hf import data_files  # imported here: rarely needed
+
+    from_here = Path(data).expanduser()
+    path = local if local.exists() else from_here if from_here.exists() else None
+    if path is None:
+        return _TaskData(data, ())
+    _confine(path, data, base, allow_outside)
+    files = tuple(data_files(path))
+    for file in files:  # a symlink inside the folder may lead out of it
+        _confine(file, data, base, allow_outside)
+    return _TaskData(str(path), files)
 
 
 def _data_path(data: str, base: Path) -> Path:
@@ -224,11 +287,31 @@ def _data_path(data: str, base: Path) -> Path:
     return path if path.is_absolute() else base / path
 
 
-def _hash_data(digest: Any, declaration: TaskDeclaration, base: Path) -> None:
-    """Add a task's data (its name and bytes, when it is a local file or folder) to a hash."""
+def _confine(path: Path, data: str, base: Path, allow_outside: bool) -> None:
+    """UserError, naming the path, the folder and the flag, when ``path`` (symlinks resolved)
+    is outside the declaration's folder ``base`` and reading there is not allowed."""
+    if allow_outside:
+        return
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError) as exc:  # a symlink loop is a RuntimeError here
+        raise DataError(f"{data}: cannot follow the path ({exc})") from None
+    if real.is_relative_to(base):
+        return
+    raise UserError(
+        f"{data}: refused: it leads to {real}, outside the declaration's folder {base}; a "
+        f"declaration reads data only from its own folder unless you pass {ALLOW_FLAG}"
+    )
+
+
+def _hash_data(digest: Any, declaration: TaskDeclaration, files: tuple[Path, ...]) -> None:
+    """Add a task's data to a hash: its name, and the bytes of the files it read (none when
+    its data is missing, refused or a cached dataset)."""
     digest.update(f"\0{declaration.id}\0{declaration.data}\0".encode())
-    path = _data_path(declaration.data, base)
-    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
     for file in files:
-        if file.is_file():
+        try:
             digest.update(file.read_bytes())
+        except OSError as exc:
+            raise DataError(
+                f"{declaration.data}: cannot read {file} ({exc.strerror or exc})"
+            ) from None

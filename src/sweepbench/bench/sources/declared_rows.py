@@ -15,11 +15,13 @@ from typing import Any
 from sweepbench.bench.items import Item, LoadProblem
 from sweepbench.bench.sources.declared_schema import (
     NEEDS_REFERENCE,
+    PLACEHOLDER,
     FieldsDeclaration,
     TaskDeclaration,
 )
 from sweepbench.bench.sources.records import Record
 from sweepbench.errors import DataError
+from sweepbench.nesting import TooDeep, bounded_json_loads
 
 # --------------------------------------------------------------------------- rows into items
 
@@ -147,9 +149,6 @@ def item_key(data: str, task_id: str, sample_id: str) -> str:
     return Item.make_key(f"{data}#{task_id}", sample_id)
 
 
-_PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
-
-
 def render_template(template: str, row: Mapping[str, Any]) -> str:
     """``template`` with every ``{{ Field }}`` replaced by the row's value (an empty value
     gives empty text); a field the row lacks is a row problem naming the field."""
@@ -160,7 +159,7 @@ def render_template(template: str, row: Mapping[str, Any]) -> str:
             raise _RowProblem("missing field used by the prompt template", name)
         return template_text(row[name])
 
-    return _PLACEHOLDER.sub(value, template)
+    return PLACEHOLDER.sub(value, template)
 
 
 def template_text(value: Any) -> str:
@@ -325,8 +324,10 @@ def _instruction_kwargs(value: Any, count: int, name: str) -> list[dict[str, Any
 
 
 def _json(text: str, name: str) -> Any:
-    """Parsed JSON text, or a row problem."""
+    """Parsed JSON text, or a row problem (also when it is nested too deep)."""
     try:
-        return json.loads(text)
+        return bounded_json_loads(text)
     except json.JSONDecodeError as exc:
         raise _RowProblem(f"not valid JSON ({exc.msg})", name) from None
+    except TooDeep as exc:
+        raise _RowProblem(f"not usable JSON ({exc})", name) from None

@@ -40,6 +40,9 @@ SCORER_OPTIONS: dict[str, frozenset[str]] = {
 
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 
+PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
+"""A ``{{ Field }}`` placeholder of a prompt template (group 1: the field's name)."""
+
 
 # --------------------------------------------------------------------------- declaration shape
 
@@ -262,6 +265,9 @@ def _task_mistakes(task: Mapping[str, Any], area_keys: list[str]) -> Iterator[tu
             yield ("fields", "reference"), f"the {scorer!r} scorer needs a reference field"
     if fields.get("prompt") and fields.get("prompt_template"):
         yield ("fields",), "give either prompt or prompt_template, not both"
+    if isinstance(fields.get("prompt_template"), str):
+        for message in _template_mistakes(fields["prompt_template"]):
+            yield ("fields", "prompt_template"), message
     if task.get("format") != "hf":
         for key in ("split", "config"):
             if task.get(key) is not None:
@@ -269,6 +275,22 @@ def _task_mistakes(task: Mapping[str, Any], area_keys: list[str]) -> Iterator[tu
     data = task["data"] if isinstance(task.get("data"), str) else ""
     if task.get("sheet") is not None and (task.get("format") or _suffix_format(data)) != "xlsx":
         yield ("sheet",), "only used with xlsx data"
+
+
+def _template_mistakes(template: str) -> Iterator[str]:
+    """An empty placeholder, and the first ``{{`` that starts none (unclosed, or a name with
+    braces): either would give every row a wrong prompt. ``}}`` alone is left alone (a JSON
+    example in a prompt closes two objects so)."""
+    if any(not match.group(1) for match in PLACEHOLDER.finditer(template)):
+        yield "an empty {{ }} placeholder; name a field inside it"
+    rest = PLACEHOLDER.sub(lambda match: " " * len(match.group()), template)
+    start = rest.find("{{")
+    if start >= 0:
+        line = template.count("\n", 0, start) + 1
+        yield (
+            f"the {{{{ on line {line} of the template ({template[start : start + 24]!r}) "
+            "opens no placeholder: write {{ Field }} with a closing }}"
+        )
 
 
 def _suffix_format(data: str) -> str:

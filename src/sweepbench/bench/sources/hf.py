@@ -67,7 +67,7 @@ def _offline_datasets() -> ModuleType:
 
 def _local_rows(datasets: ModuleType, path: Path, split: str) -> Iterable[Any]:
     """Stream a local file, or every data file in a folder (all of one kind)."""
-    files = _data_files(path)
+    files = data_files(path)
     builders = {BUILDERS[f.suffix.lower()] for f in files}
     if len(builders) != 1:
         raise DataError(
@@ -92,8 +92,9 @@ def _local_rows(datasets: ModuleType, path: Path, split: str) -> Iterable[Any]:
         ) from exc
 
 
-def _data_files(path: Path) -> list[Path]:
-    """The file itself, or a folder's data files (sorted); DataError when there are none."""
+def data_files(path: Path) -> list[Path]:
+    """The files a local spec reads: the file itself, or a folder's data files (sorted);
+    DataError when there are none."""
     if path.is_file():
         if path.suffix.lower() not in BUILDERS:
             raise DataError(

@@ -2,30 +2,44 @@
 time.
 
 A row that cannot be read becomes a record carrying a :class:`LoadProblem` (file, line, what is
-wrong) instead of stopping the load: the rest of the file still loads. A file that cannot be
-read at all (not UTF-8 text, a duplicate column name, broken JSON or YAML) raises DataError.
+wrong) instead of stopping the load: the rest of the file still loads. So does a JSON line
+nested deeper than :data:`~sweepbench.nesting.MAX_DEPTH` levels, a YAML row with a key written
+twice, and a CSV row holding a NUL character or an opening quote that never closes. A file that
+cannot be read at all (not UTF-8 text, a duplicate column name, broken JSON or YAML, a YAML
+anchor or alias, a JSON or YAML file nested too deep) raises DataError.
 
 YAML data files are read with :class:`DataYamlLoader`, which resolves plain scalars by YAML
 1.2's core schema (only ``true``/``false`` are booleans; no ``yes``/``no``/``on``/``off``,
 sexagesimal ``12:30``, octal ``010`` or dates), so answers such as ``no`` or ``12:30`` stay
-text. TSV files are read without quote processing: a ``"`` is an ordinary character there.
+text; it also keeps the rules of :mod:`~sweepbench.bench.sources.yaml_guard`. CSV files are
+read strictly (text after a closing quote is an error); TSV files without quote processing: a
+``"`` is an ordinary character there.
 """
 
 from __future__ import annotations
 
+import bisect
 import csv
 import io
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
+from yaml.nodes import MappingNode, Node, SequenceNode
 
 from sweepbench.bench.items import LoadProblem
+from sweepbench.bench.sources.yaml_guard import (
+    GuardedYaml,
+    YamlProblem,
+    YamlRefused,
+    yaml_error_text,
+)
 from sweepbench.errors import DataError
+from sweepbench.nesting import TooDeep, bounded_json_loads
 
 FORMATS = ("jsonl", "json", "csv", "yaml", "xlsx")
 _SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv",
@@ -47,11 +61,13 @@ class Record:
     problem: LoadProblem | None = None
 
 
-class DataYamlLoader(yaml.SafeLoader):
+class DataYamlLoader(GuardedYaml, yaml.SafeLoader):
     """A safe YAML loader whose implicit types follow YAML 1.2's core schema, for data files:
     ``null``/``~``/empty, ``true``/``false`` (any case style), decimal integers without
-    leading zeros, and decimal floats (with ``.inf``/``.nan``). Everything else is text."""
+    leading zeros, and decimal floats (with ``.inf``/``.nan``). Everything else is text.
+    A repeated key is noted, not raised, so that only its row is left out."""
 
+    lenient_rows = True
     yaml_implicit_resolvers = {}  # noqa: RUF012 - emptied here, filled by the resolvers below
 
 
@@ -77,8 +93,23 @@ _core_schema_resolvers()
 
 
 def load_data_yaml(text: str) -> Any:
-    """Parse YAML data text with :class:`DataYamlLoader` (core-schema implicit types)."""
-    return yaml.load(text, Loader=DataYamlLoader)  # a SafeLoader subclass: safe
+    """Parse YAML data text with :class:`DataYamlLoader` (core-schema implicit types);
+    YamlRefused for the first rule the text breaks."""
+    _, value, problems = _yaml_document(text)
+    if problems:
+        raise YamlRefused(problem=problems[0].message, problem_mark=problems[0].mark)
+    return value
+
+
+def _yaml_document(text: str) -> tuple[Node | None, Any, list[YamlProblem]]:
+    """A data file's node tree, its value, and the problems noted while reading it."""
+    loader = DataYamlLoader(text)
+    try:
+        node = loader.get_single_node()
+        value = loader.construct_document(node) if node is not None else None
+        return node, value, loader.problems
+    finally:
+        loader.dispose()
 
 
 def file_format(path: Path, declared: str | None = None) -> str:
@@ -113,9 +144,9 @@ def iter_records(
         if kind == "jsonl":
             yield from _jsonl(text, shown)
         elif kind == "json":
-            yield from _rows(_parse(text, shown, json.loads), shown)
+            yield from _rows(_json_file(text, shown), shown)
         elif kind == "yaml":
-            yield from _rows(_parse(text, shown, load_data_yaml), shown)
+            yield from _yaml_rows(text, shown)
         else:
             yield from _csv(text, shown, tab_separated=path.suffix.lower() == ".tsv")
     except OSError as exc:
@@ -142,9 +173,12 @@ def _jsonl(text: str, shown: str) -> Iterator[Record]:
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = bounded_json_loads(line)
         except json.JSONDecodeError as exc:
             yield _bad(shown, number, f"not valid JSON ({exc.msg} at column {exc.colno})")
+            continue
+        except TooDeep as exc:
+            yield _bad(shown, number, f"{exc.reason} (at column {exc.column})")
             continue
         if not isinstance(value, dict):
             yield _bad(shown, number, f"expected a JSON object, found {type(value).__name__}")
@@ -152,20 +186,51 @@ def _jsonl(text: str, shown: str) -> Iterator[Record]:
         yield Record(number, value)
 
 
-def _parse(text: str, shown: str, parse: Callable[[str], Any]) -> Any:
-    """The parsed content of a JSON or YAML file; DataError with the line when it is broken."""
+def _json_file(text: str, shown: str) -> Any:
+    """The parsed content of a JSON file; DataError with the line when it is broken or nested
+    too deep (one document: it cannot be read past the place)."""
     try:
-        return parse(text)
+        return bounded_json_loads(text)
     except json.JSONDecodeError as exc:
         raise DataError(f"{shown}:{exc.lineno}: not valid JSON ({exc.msg})") from exc
+    except TooDeep as exc:
+        raise DataError(f"{shown}:{exc.line}: {exc.reason}") from None
+
+
+def _yaml_rows(text: str, shown: str) -> Iterator[Record]:
+    """A YAML file's rows; a row with a key written twice is a bad row (the file's line is in
+    the message: rows are numbered by entry). DataError when the file is broken, uses an alias
+    or anchor, is nested too deep, or repeats a key outside any row."""
+    try:
+        node, value, problems = _yaml_document(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{shown}:{mark.line + 1}" if mark is not None else shown
-        raise DataError(f"{where}: not valid YAML ({getattr(exc, 'problem', exc)})") from exc
+        raise DataError(yaml_error_text(exc, shown)) from exc
+    spans = _row_spans(node)
+    starts = [start for start, _ in spans]
+    bad: dict[int, str] = {}
+    for problem in problems:
+        index = problem.mark.index
+        number = bisect.bisect_right(starts, index)
+        if number == 0 or index > spans[number - 1][1]:
+            raise DataError(f"{shown}:{problem.line}: {problem.message}")
+        bad.setdefault(number, f"{problem.message} (line {problem.line} of the file)")
+    yield from _rows(value, shown, bad)
 
 
-def _rows(value: Any, shown: str) -> Iterator[Record]:
-    """A list of objects, or an object holding one list of objects (``{items: [...]}``)."""
+def _row_spans(node: Node | None) -> list[tuple[int, int]]:
+    """Where each row's text starts and ends (character offsets), rows numbered as
+    :func:`_rows` numbers them."""
+    if isinstance(node, MappingNode):
+        lists = [v for _, v in node.value if isinstance(v, SequenceNode)]
+        node = lists[0] if len(lists) == 1 else None
+    if not isinstance(node, SequenceNode):
+        return []
+    return [(row.start_mark.index, row.end_mark.index) for row in node.value]
+
+
+def _rows(value: Any, shown: str, bad: Mapping[int, str] | None = None) -> Iterator[Record]:
+    """A list of objects, or an object holding one list of objects (``{items: [...]}``);
+    ``bad``: rows already known to be bad, by number, with what is wrong."""
     if isinstance(value, dict):
         lists = [v for v in value.values() if isinstance(v, list)]
         if len(lists) != 1:
@@ -174,7 +239,9 @@ def _rows(value: Any, shown: str) -> Iterator[Record]:
     if not isinstance(value, list):
         raise DataError(f"{shown}: expected a list of rows, found {type(value).__name__}")
     for number, row in enumerate(value, start=1):
-        if isinstance(row, dict):
+        if bad and number in bad:
+            yield _bad(shown, number, bad[number])
+        elif isinstance(row, dict):
             yield Record(number, row)
         else:
             yield _bad(shown, number, f"entry {number} is a {type(row).__name__}, not an object")
@@ -185,13 +252,14 @@ def _csv_reader(handle: io.StringIO, tab_separated: bool) -> Any:
     csv.field_size_limit(CSV_FIELD_LIMIT)
     if tab_separated:
         return csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-    return csv.reader(handle, dialect="excel")
+    return csv.reader(handle, dialect="excel", strict=True)
 
 
 def _csv(text: str, shown: str, *, tab_separated: bool) -> Iterator[Record]:
     """A CSV/TSV file's rows, each at the line where it starts (a quoted cell may span
-    several lines). DataError for a duplicate column name, or a row the csv module cannot
-    read (after it, the reader could no longer tell where rows begin)."""
+    several lines). A quote that never closes makes its row bad and ends the file (it took in
+    every line after it). DataError for a duplicate column name, or a row the csv module
+    cannot read (after it, the reader could no longer tell where rows begin)."""
     reader = _csv_reader(io.StringIO(text, newline=""), tab_separated)
     header: list[str] | None = None
     while True:
@@ -200,27 +268,51 @@ def _csv(text: str, shown: str, *, tab_separated: bool) -> Iterator[Record]:
             row = next(reader)
         except StopIteration:
             break
-        except csv.Error as exc:  # the reader may be lost inside a quoted cell: stop here
+        except csv.Error as exc:
+            if header is not None and str(exc) == "unexpected end of data":
+                yield _bad(shown, start, _unclosed_quote(start, reader.line_num))
+                break
             raise DataError(f"{shown}:{start}: not readable as CSV ({exc})") from None
         if header is None:
             header = [cell.strip() for cell in row]
             check_header(header, shown)
             continue
-        if not any(cell.strip() for cell in row):
-            continue
-        if len(row) != len(header):
-            yield _bad(shown, start, f"{len(row)} cells where the header has {len(header)}")
-            continue
-        yield Record(start, dict(zip(header, row, strict=True)))
+        problem = _csv_row_problem(row, header)
+        if problem is not None:
+            yield _bad(shown, start, problem)
+        elif any(cell.strip() for cell in row):
+            yield Record(start, dict(zip(header, row, strict=True)))
     if header is None:
         raise DataError(f"{shown}: the file is empty (no header row)")
 
 
+def _csv_row_problem(row: Sequence[str], header: Sequence[str]) -> str | None:
+    """What keeps a CSV row out (a NUL character, the wrong number of cells), or None; a row
+    of empty cells is not a problem (it is skipped)."""
+    if any("\0" in cell for cell in row):
+        return "holds a NUL character (the file may be binary or damaged)"
+    if any(cell.strip() for cell in row) and len(row) != len(header):
+        return f"{len(row)} cells where the header has {len(header)}"
+    return None
+
+
+def _unclosed_quote(start: int, end: int) -> str:
+    """The problem of a row whose quoted cell never closes."""
+    lines = f"lines {start}–{end}" if end > start else f"line {start}"
+    return (
+        f"a quoted cell opens here and never closes, taking in {lines} to the end of the "
+        'file; close the quote (a " inside a quoted cell is written "")'
+    )
+
+
 def check_header(header: Sequence[str], shown: str) -> None:
-    """DataError when a column name appears twice (one would silently hide the other);
-    unnamed columns are not compared."""
+    """DataError when a column name appears twice (one would silently hide the other) or a
+    name holds a NUL character; unnamed columns are not compared."""
     seen: set[str] = set()
     for name in header:
+        if "\0" in name:
+            raise DataError(f"{shown}: the header row holds a NUL character (the file may be "
+                            "binary or damaged)")  # fmt: skip
         if name and name in seen:
             raise DataError(f"{shown}: the column {name!r} appears twice in the header row")
         seen.add(name)
