@@ -27,11 +27,57 @@ def register_key_variables(provider: str, variables: tuple[str, ...]) -> None:
     KEY_VARIABLES[provider] = tuple(variables)
 
 
+HOME_ENV = "SWEEPBENCH_HOME"
+CONFIG_ENV = "SWEEPBENCH_CONFIG"
+
+
+def utf8_problem(text: str) -> str | None:
+    """Why ``text`` cannot be kept as UTF-8, or None when it can: ``"byte 0xff at byte
+    offset 3"`` for a byte the operating system could not decode (Python holds it as a lone
+    surrogate, e.g. ``os.fsdecode(b"\\xff")``), ``"a lone surrogate U+D800 at byte offset 3"``
+    for one that came as text. The offset is where that byte is in the UTF-8 encoding of
+    what comes before it, i.e. in the bytes as given."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        offset = len(text[: exc.start].encode("utf-8"))
+        code = ord(text[exc.start])
+        if 0xDC80 <= code <= 0xDCFF:  # surrogateescape: the undecodable byte itself
+            return f"byte 0x{code - 0xDC00:02x} at byte offset {offset}"
+        return f"a lone surrogate U+{code:04X} at byte offset {offset}"
+    return None
+
+
+def _path_variable(name: str) -> str | None:
+    """A path-valued environment variable: None when unset or blank; a UserError naming the
+    variable when it is not UTF-8 (the path goes into URLs, messages and the store)."""
+    value = os.environ.get(name)
+    if value is None or not value.strip():
+        return None
+    problem = utf8_problem(value)
+    if problem is not None:
+        raise UserError(f"{name} is not valid UTF-8 text ({problem}); give it a UTF-8 path")
+    return value
+
+
 def home() -> Path:
-    """The folder for the store, caches and the config file (``SWEEPBENCH_HOME``)."""
-    env = os.environ.get("SWEEPBENCH_HOME")
+    """The folder for the store, caches and the config file (``SWEEPBENCH_HOME``), created
+    when missing. A UserError naming the variable and the path when it cannot be a folder
+    (a file is in the way, a parent is not a folder, no permission)."""
+    env = _path_variable(HOME_ENV)
     path = Path(env) if env else Path(platformdirs.user_data_dir("sweepbench"))
-    path.mkdir(parents=True, exist_ok=True)
+    where = f"{HOME_ENV}={path}" if env else f"the home folder {path} (set {HOME_ENV})"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise UserError(
+            f"{where} is not a folder; point {HOME_ENV} at a folder sweepbench may create or write"
+        ) from None
+    except OSError as exc:
+        raise UserError(
+            f"{where}: the folder cannot be created ({exc.strerror or exc}); point {HOME_ENV} "
+            "at a folder sweepbench may create or write"
+        ) from None
     return path
 
 
@@ -42,7 +88,7 @@ def database_url() -> str:
 
 def config_path() -> Path:
     """The optional config file: ``SWEEPBENCH_CONFIG`` or ``config.toml`` in the home folder."""
-    env = os.environ.get("SWEEPBENCH_CONFIG")
+    env = _path_variable(CONFIG_ENV)
     return Path(env) if env else home() / "config.toml"
 
 
@@ -92,18 +138,51 @@ def _parse_config(data: dict[str, Any], where: Path) -> Config:
     return Config(keys=keys, endpoints=endpoints, local_models=local, raw=data)
 
 
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def read_toml(path: Path, shown: str | None = None) -> dict[str, Any]:
+    """A TOML file's content. A UserError naming the file (``shown``, default its path) and
+    the problem otherwise: it cannot be read (a folder, no permission), it is not UTF-8 (the
+    first bad byte and its offset), it is not TOML (the parser's reason, line and column).
+    A leading byte-order mark is dropped."""
+    shown = shown or str(path)
+    try:
+        raw = path.read_bytes()
+    except IsADirectoryError:
+        raise UserError(f"{shown} is a folder, not a TOML file") from None
+    except OSError as exc:
+        raise UserError(f"{shown} cannot be read ({exc.strerror or exc})") from None
+    skip = len(_UTF8_BOM) if raw.startswith(_UTF8_BOM) else 0
+    try:
+        text = raw[skip:].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = raw[skip + exc.start]
+        raise UserError(
+            f"{shown} is not UTF-8 text: byte 0x{bad:02x} at byte offset {skip + exc.start} "
+            "(save the file as UTF-8)"
+        ) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{shown} is not valid TOML: {exc}") from None
+
+
+def _shown_config(path: Path) -> str:
+    return f"{path} ({CONFIG_ENV})" if os.environ.get(CONFIG_ENV) else str(path)
+
+
 @cache
 def _load_config(path: Path, mtime: float) -> Config:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{path} is not valid TOML: {exc}") from exc
-    return _parse_config(data, path)
+    return _parse_config(read_toml(path, _shown_config(path)), path)
 
 
 def load_config() -> Config:
-    """Read the config file if there is one (re-read when it changes)."""
+    """Read the config file if there is one (re-read when it changes). A folder where the
+    file should be, or a file that cannot be read or is not TOML, is a UserError naming it."""
     path = config_path()
+    if path.is_dir():
+        raise UserError(f"{_shown_config(path)} is a folder, not a TOML file")
     if not path.is_file():
         return Config()
     return _load_config(path, path.stat().st_mtime)
@@ -140,19 +219,20 @@ def secret_values() -> list[str]:
     endpoint keys, and any other ``*_API_KEY`` / ``*_TOKEN`` variable. Longest first."""
     from urllib.parse import quote
 
+    try:
+        config = load_config()
+    except UserError:  # a file that cannot be read sends no key, so it has none to scrub;
+        config = Config()  # and the error that says so must still reach the user
     found: set[str] = set()
-    for provider, variables in KEY_VARIABLES.items():
-        value = provider_key(provider)
-        if value:
-            found.add(value)
+    for variables in KEY_VARIABLES.values():  # with config.keys: every provider_key() value
         found.update(os.environ.get(variable) or "" for variable in variables)
     # Every [keys] entry, registered provider or not: the scrubber must not depend on which
     # layers this process has imported.
-    found.update(load_config().keys.values())
+    found.update(config.keys.values())
     for name, value in os.environ.items():
         if name.upper().endswith(_SECRET_SUFFIXES) and value:
             found.add(value)
-    for endpoint in load_config().endpoints.values():
+    for endpoint in config.endpoints.values():
         key = getattr(endpoint, "api_key", None)
         if isinstance(key, str) and key:
             found.add(key)

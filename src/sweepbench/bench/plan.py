@@ -14,7 +14,7 @@ import json
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from types import MappingProxyType
 from typing import TypeVar
 
@@ -30,6 +30,7 @@ from sweepbench.errors import UserError
 from sweepbench.models.catalog import ModelInfo
 from sweepbench.models.registry import model_info, provider_status
 from sweepbench.models.tokens import tokens_in
+from sweepbench.money.ceilings import parse_usd_amount
 from sweepbench.money.prices import Price, price_for
 from sweepbench.roles import BENCH_ROLES, Role, label, parse_role
 
@@ -76,12 +77,9 @@ def _bench_roles(values: Mapping[str, _V], what: str) -> dict[Role, _V]:
 
 def _limit_usd(value: object, what: str) -> Decimal:
     try:
-        usd = value if isinstance(value, Decimal) else Decimal(str(value))
-    except InvalidOperation:
-        raise ValueError(f"{what}: {value!r} is not a dollar amount") from None
-    if not usd.is_finite() or usd < 0:
-        raise ValueError(f"{what}: a limit is a dollar amount ≥ 0, not {value!r}")
-    return usd
+        return parse_usd_amount(value)
+    except ValueError as exc:
+        raise ValueError(f"{what}: {value!r}: {exc}") from None
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -20,6 +20,7 @@ from sweepbench.bench.plan import DEFAULT_CONCURRENCY, Limits, Selection
 from sweepbench.bench.results import format_money
 from sweepbench.bench.resume import PreparedRun
 from sweepbench.errors import UserError
+from sweepbench.money.ceilings import parse_usd_amount
 from sweepbench.roles import BENCH_ROLES, Role, label, parse_role
 from sweepbench.store import Store
 
@@ -31,21 +32,9 @@ UNPRICED_REFUSAL = "no listed price; add --accept-unpriced to run anyway"
 
 
 def _usd(value: object) -> Decimal:
-    """A dollar amount ≥ 0 from text ("5", "$0.50") or a number; ValueError otherwise."""
-    if isinstance(value, bool):
-        raise ValueError("not a dollar amount")
-    if isinstance(value, str):
-        try:
-            usd = Decimal(value.strip().removeprefix("$"))
-        except InvalidOperation:
-            raise ValueError("not a dollar amount") from None
-    elif isinstance(value, Decimal | int | float):
-        usd = Decimal(str(value))
-    else:
-        raise ValueError("not a dollar amount")
-    if not usd.is_finite() or usd < 0:
-        raise ValueError("a limit is a dollar amount ≥ 0")
-    return usd
+    """A dollar amount from 0 to $1,000,000,000 from text ("5", "$0.50") or a number; a
+    ValueError saying why otherwise (the one money parser, :func:`parse_usd_amount`)."""
+    return parse_usd_amount(value)
 
 
 def parse_usd(text: str, where: str) -> Decimal:

@@ -181,6 +181,8 @@ def generate(
     from sweepbench.money.prices import format_usd
     from sweepbench.store import Store
 
+    if not prompt.strip():
+        raise UserError("the PROMPT argument is empty: give the text to send")
     request = Request.simple(
         model,
         prompt,
@@ -284,7 +286,10 @@ def keys() -> None:
 
 def main() -> None:
     """Console-script entry point: run the app, turning our errors into one sentence."""
+    from sweepbench.cli.validate import check_arguments
+
     try:
+        check_arguments(sys.argv[1:])  # before any command reads text it cannot keep
         app()
     except UserError as exc:
         err.print(f"[red]error:[/red] {_sentence(exc)}")

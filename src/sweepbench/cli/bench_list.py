@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from sweepbench.bench.catalog import PRESETS, load_benchmark, scope
 from sweepbench.bench.items import Benchmark
@@ -72,21 +73,23 @@ def _benchmark_json(benchmark: Benchmark, chosen_scope: str) -> dict[str, Any]:
 
 
 def _print_benchmark(benchmark: Benchmark, chosen_scope: Any) -> None:
-    table = Table(title=f"{benchmark.name} ({benchmark.id}) · {benchmark.source}")
+    # Names, labels and problems come from declarations and data files: shown as text, never
+    # read as Rich markup (a "[/x]" in a task name must not end the listing in a traceback).
+    table = Table(title=Text(f"{benchmark.name} ({benchmark.id}) · {benchmark.source}"))
     for column in ("area", "task", "items", "grading", "state"):
         table.add_column(column, justify="right" if column == "items" else "left")
     for area in benchmark.areas:
         for task in area.tasks:
             problems = f" · {len(task.problems)} rows skipped" if task.problems else ""
             table.add_row(
-                area.label, f"{task.id} ({task.name})", f"{len(task.items):,}",
-                task.grading_words, _task_state(task, chosen_scope) + problems,
+                Text(area.label), Text(f"{task.id} ({task.name})"), f"{len(task.items):,}",
+                task.grading_words, Text(_task_state(task, chosen_scope) + problems),
             )  # fmt: skip
     out.print(table)
     for p in PRESETS.values():
         out.print(f"  --preset {p.name}: {p.label(benchmark, chosen_scope)}", highlight=False)
     for task in benchmark.tasks:
         for problem in task.problems[:5]:
-            err.print(f"[yellow]skipped[/yellow] {problem}", highlight=False, markup=False)
-    for problem in benchmark.problems:
-        err.print(f"[yellow]problem[/yellow] {problem}", highlight=False)
+            err.print(Text.assemble(("skipped", "yellow"), f" {problem}"), highlight=False)
+    for problem in benchmark.problems:  # data text: never read as markup
+        err.print(Text.assemble(("problem", "yellow"), f" {problem}"), highlight=False)

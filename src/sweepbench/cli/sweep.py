@@ -193,7 +193,9 @@ def register(app: typer.Typer) -> None:
 
     @sweeps.command("list")
     def list_command(
-        limit: Annotated[int, typer.Option("--limit")] = 20,
+        limit: Annotated[
+            int, typer.Option("--limit", min=1, max=100_000, help="How many (1–100,000).")
+        ] = 20,
         as_json: Annotated[bool, typer.Option("--json")] = False,
     ) -> None:
         """Stored sweeps, newest first."""
@@ -298,14 +300,28 @@ def register(app: typer.Typer) -> None:
         with Store.open() as store:
             document = load_sweep(store, sweep_id)
         if json_file is not None:
-            json_file.write_text(json.dumps(document, ensure_ascii=False, indent=2), "utf-8")
-            err.print(f"wrote {json_file}")
+            _write(json_file, json.dumps(document, ensure_ascii=False, indent=2), "--json")
         if html_file is not None:
-            html_file.write_text(render_html(document), "utf-8")
-            err.print(f"wrote {html_file}")
+            _write(html_file, render_html(document), "--html")
         if artifacts_dir is not None:
-            for path in write_artifacts(document, artifacts_dir):
+            try:
+                written = write_artifacts(document, artifacts_dir)
+            except OSError as exc:
+                raise UserError(
+                    f"--artifacts {artifacts_dir}: cannot write {exc.filename or artifacts_dir} "
+                    f"({exc.strerror or exc})"
+                ) from None
+            for path in written:
                 err.print(f"wrote {path}")
+
+
+def _write(path: Path, text: str, flag: str) -> None:
+    """Write an export file; a folder, a missing folder or no permission is a UserError."""
+    try:
+        path.write_text(text, "utf-8")
+    except OSError as exc:
+        raise UserError(f"{flag} {path}: cannot write the file ({exc.strerror or exc})") from None
+    err.print(f"wrote {path}")
 
 
 def _print_plan(plan: Plan, estimate: SweepEstimate, allowance: str, *, quiet: bool) -> None:

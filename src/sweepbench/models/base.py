@@ -34,6 +34,11 @@ class Message:
     content: str
 
 
+MAX_TEMPERATURE = 2.0
+"""The highest sampling temperature any provider takes (OpenAI's range is 0–2, Anthropic's
+0–1: a provider refuses what it does not take with a clear error of its own)."""
+
+
 @dataclass(frozen=True)
 class GenerateSettings:
     """Knobs of one call. ``None`` means the model's default."""
@@ -172,6 +177,11 @@ class Model(ABC):
                     f"{self.id} accepts at most {limit:,} output tokens; "
                     f"asked for {settings.max_tokens:,}"
                 )
+        temperature = settings.temperature
+        if temperature is not None and not 0 <= temperature <= MAX_TEMPERATURE:  # NaN too
+            raise UserError(
+                f"temperature must be a number from 0 to {MAX_TEMPERATURE:g}, got {temperature}"
+            )
         if not request.turns:
             raise UserError("the request has no user message")
         self.prepare()

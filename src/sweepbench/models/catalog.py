@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sweepbench.errors import UserError
-from sweepbench.settings import home
+from sweepbench.settings import home, read_toml
 
 EFFORT_LEVELS: tuple[str, ...] = ("none", "low", "medium", "high", "xhigh", "max")
 
@@ -132,10 +132,7 @@ def _operator_tables() -> dict[str, dict[str, Any]]:
     path = home() / "models.toml"
     if not path.is_file():
         return {}
-    try:
-        return _read_tables(tomllib.loads(path.read_text("utf-8")), str(path))
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{path} is not valid TOML: {exc}") from exc
+    return _read_tables(read_toml(path), str(path))
 
 
 def known_models() -> dict[str, ModelInfo]:

@@ -43,6 +43,38 @@ State = Literal["reserved", "settled", "expired"]
 """A reservation's state: open, settled at its cost, or expired at its reserved amount."""
 
 
+MAX_USD = Decimal(1_000_000_000)
+"""The largest amount a limit, a ceiling or a price typed by a person may be ($1,000,000,000):
+far above any real budget, and small enough that every sum of such amounts stays exact in
+integer micro-dollars (SQLite's 64-bit integers) and in :func:`format_usd`."""
+
+
+def parse_usd_amount(value: object) -> Decimal:
+    """The one parser of a dollar amount a person typed (a flag, a variable, a form field):
+    text (``"5"``, ``" $0.50 "``) or an exact number, finite, from 0 to :data:`MAX_USD`. A
+    ``ValueError`` otherwise, whose message is the reason in a few words, for the caller to put
+    after the name of the value: "not a dollar amount", "a limit is a dollar amount ≥ 0",
+    "a limit is at most $1,000,000,000"."""
+    if isinstance(value, bool):
+        raise ValueError("not a dollar amount")
+    if isinstance(value, str):
+        try:
+            usd = Decimal(value.strip().removeprefix("$").strip())
+        except InvalidOperation:
+            raise ValueError("not a dollar amount") from None
+    elif isinstance(value, Decimal):
+        usd = value
+    elif isinstance(value, int | float):
+        usd = Decimal(str(value))  # a float as it prints (0.1 → 0.1, not its binary value)
+    else:
+        raise ValueError("not a dollar amount")
+    if not usd.is_finite() or usd < 0:
+        raise ValueError("a limit is a dollar amount ≥ 0")
+    if usd > MAX_USD:
+        raise ValueError(f"a limit is at most ${MAX_USD:,}")
+    return abs(usd)  # turns -0 into 0
+
+
 def _check_usd(name: str, value: Decimal) -> None:
     if not isinstance(value, Decimal):
         raise TypeError(f"{name} must be a Decimal, got {type(value).__name__}: {value!r}")
@@ -108,9 +140,11 @@ class Ceilings:
     """The environment variables whose values were applied, in the order above."""
 
     def __post_init__(self) -> None:
-        _check_usd("daily_usd", self.daily_usd)
-        if self.total_usd is not None:
-            _check_usd("total_usd", self.total_usd)
+        for name, value in (("daily_usd", self.daily_usd), ("total_usd", self.total_usd)):
+            if value is not None:
+                _check_usd(name, value)
+                if value > MAX_USD:
+                    raise ValueError(f"{name} must be at most {MAX_USD}, not {value}")
         if isinstance(self.calls_per_hour, bool) or not isinstance(self.calls_per_hour, int):
             raise TypeError(f"calls_per_hour must be an int, not {self.calls_per_hour!r}")
         if self.calls_per_hour < 0:
@@ -118,9 +152,10 @@ class Ceilings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Ceilings:
-        """The ceilings from the environment (or ``environ``). An unparsable, negative or
-        non-finite value falls back to its default with a logged warning and is not listed
-        in ``overridden``; an empty value counts as unset."""
+        """The ceilings from the environment (or ``environ``). An unparsable, negative,
+        non-finite or too large value (dollars above :data:`MAX_USD`) falls back to its default
+        with a logged warning and is not listed in ``overridden``; an empty value counts as
+        unset."""
         env = os.environ if environ is None else environ
         applied: list[str] = []
 
@@ -135,14 +170,12 @@ class Ceilings:
             if default is None and text.lower() in _OFF:
                 return None
             try:
-                value = Decimal(text.removeprefix("$"))
-            except InvalidOperation:
-                value = None
-            if value is None or not value.is_finite() or value < 0:
-                _warn(name, text, "a finite dollar amount ≥ 0", default)
+                value = parse_usd_amount(text)
+            except ValueError:
+                _warn(name, text, f"a dollar amount from 0 to {MAX_USD:,}", default)
                 return default
             applied.append(name)
-            return abs(value)  # turns -0 into 0
+            return value
 
         daily = usd(DAILY_USD_ENV, DEFAULT_DAILY_USD)
         calls = DEFAULT_CALLS_PER_HOUR

@@ -260,7 +260,7 @@ def load_sweep(store: Store, sweep_id: str) -> dict[str, Any]:
         raise UserError("give a sweep id (see `sweepbench sweeps list`)")
     query = sa.select(
         sweeps_table.c.id, sweeps_table.c.document, sweeps_table.c.status, sweeps_table.c.worker
-    ).where(sweeps_table.c.id.like(f"{key}%"))
+    ).where(sweeps_table.c.id.startswith(key, autoescape=True))  # "%" and "_" are literal
     with store.engine.connect() as conn:
         rows = conn.execute(query.limit(2)).mappings().all()
         dead = _dead(conn, rows)

@@ -20,7 +20,7 @@ from sweepbench.models.base import GenerateSettings, Message, Request
 from sweepbench.models.catalog import EFFORT_LEVELS, ModelInfo
 from sweepbench.models.providers import default_models, needs_key
 from sweepbench.models.registry import model_info, provider_status
-from sweepbench.settings import key_hint, provider_key
+from sweepbench.settings import key_hint, provider_key, utf8_problem
 
 Axis = Literal["model", "effort", "max_tokens", "prompt_version"]
 AXES: tuple[Axis, ...] = ("model", "effort", "max_tokens", "prompt_version")
@@ -31,6 +31,10 @@ AXIS_WORDS: dict[str, str] = {
     "prompt_version": "prompt version",
 }
 MAX_REPEATS = 5
+MAX_BUDGET = 10_000_000
+"""The largest output budget a sweep takes, in tokens: far above every model's output limit
+(a larger number is a typo, not a budget). A budget outside 1–MAX_BUDGET is refused, naming
+it; one inside above the model's own limit is lowered to that limit with a note."""
 DEFAULT_LOCAL_MODEL = "local/smollm2-135m"
 _THOUSANDS = re.compile(r"^\d{1,3}([.,]\d{3})+$")
 
@@ -61,6 +65,15 @@ def coerce_budget(value: object, default: int | None = None) -> int | None:
     if not math.isfinite(number):
         return default
     return int(number)
+
+
+def budget_in_range(budget: int) -> bool:
+    """A budget a sweep can run: 1 to :data:`MAX_BUDGET` tokens."""
+    return 1 <= budget <= MAX_BUDGET
+
+
+def _out_of_range(shown: str) -> str:
+    return f"max tokens {shown} out of range: a budget is 1 to {MAX_BUDGET:,} tokens"
 
 
 def clamp_budget(budget: int, info: ModelInfo) -> tuple[int, str | None]:
@@ -223,7 +236,10 @@ def build_plan(
         return Plan(prompt, kind, "model", {}, (), refusals=(Refusal("axis", message),))
     the_axis: Axis = axis
     defaults = artifact.defaults
-    if not prompt.strip():
+    not_utf8 = utf8_problem(prompt)
+    if not_utf8 is not None:
+        refuse("prompt", f"The prompt is not valid UTF-8 text ({not_utf8}).")
+    elif not prompt.strip():
         refuse("prompt", "Write a prompt first.", "warning")
     elif len(prompt) > defaults.prompt_cap:
         refuse(
@@ -238,10 +254,17 @@ def build_plan(
 
     held_model = model or default_model()
     held_effort = (effort or "").strip().lower()  # empty: each model's default effort
-    held_budget = coerce_budget(max_tokens, defaults.held_max_tokens) or defaults.held_max_tokens
+    held_budget = defaults.held_max_tokens
     held_version = prompt_version or artifact.default_version
-    if max_tokens is not None and coerce_budget(max_tokens) is None:
-        notes.append(f"max tokens {max_tokens!r} is not a number; using {held_budget:,}")
+    if max_tokens is not None:
+        given = coerce_budget(max_tokens)
+        if given is None:
+            notes.append(f"max tokens {max_tokens!r} is not a number; using {held_budget:,}")
+        elif not budget_in_range(given):
+            if the_axis != "max_tokens":  # otherwise the held budget is not used
+                refuse("max_tokens", _out_of_range(str(max_tokens).strip()))
+        else:
+            held_budget = given
 
     # The varying list, in the spec's order, duplicates collapsed after coercion.
     raw = [str(v).strip() for v in values if str(v).strip()]
@@ -252,11 +275,14 @@ def build_plan(
             refuse("values", f"unknown effort {', '.join(bad)}; levels: {', '.join(EFFORT_LEVELS)}")
         varying = [level for level in EFFORT_LEVELS if level in {v.lower() for v in raw}]
     elif the_axis == "max_tokens":
-        budgets = {coerce_budget(v) for v in raw}
-        if None in budgets:
-            unreadable = [v for v in raw if coerce_budget(v) is None]
+        budgets = {v: coerce_budget(v) for v in raw}
+        unreadable = [v for v, b in budgets.items() if b is None]
+        if unreadable:
             refuse("values", f"cannot read max tokens {', '.join(unreadable)} as numbers")
-        varying = sorted(b for b in budgets if b is not None)
+        outside = [v for v, b in budgets.items() if b is not None and not budget_in_range(b)]
+        if outside:
+            refuse("values", _out_of_range(", ".join(outside)))
+        varying = sorted({b for b in budgets.values() if b is not None and budget_in_range(b)})
     elif the_axis == "model":
         varying = list(dict.fromkeys(raw))
     else:
@@ -269,12 +295,16 @@ def build_plan(
             )
         varying = [v for v in artifact.versions if v in raw]
 
-    cap = max_cells or defaults.max_variants
+    if max_cells is not None and max_cells < 1:
+        refuse("max_cells", f"max cells {max_cells} out of range: the cap is at least 1 cell")
+    cap = max_cells if max_cells is not None and max_cells >= 1 else defaults.max_variants
     dropped = max(len(varying) - cap, 0)
     varying = varying[:cap]
 
     cells: list[Cell] = []
-    seen: dict[tuple[str, str, int, str], str] = {}
+    seen: dict[tuple[str, str, int, str], tuple[str, str]] = {}
+    """The applied settings (after clamping and effort resolution) → the first cell's label
+    and the value it was given as: two values that land on the same settings are refused."""
     for value in varying:
         cell_model = str(value) if the_axis == "model" else held_model
         try:
@@ -297,14 +327,22 @@ def build_plan(
             continue
         label = _label(the_axis, info, requested, applied, budget, version)
         key = (cell_model, applied, budget, version)
+        shown = f"{value:,}" if isinstance(value, int) else str(value)
         if the_axis == "effort" and info.effort_capable and requested != applied:
-            twin = f", repeating '{seen[key]}'" if key in seen else ""
+            twin = f", repeating '{seen[key][0]}'" if key in seen else ""
             refuse(
                 "duplicate",
                 f"{info.id} does not accept effort {requested!r}: that cell would run with no "
                 f"effort at all{twin}. Pick from {', '.join(info.supported_efforts())}.",
             )
-        seen.setdefault(key, label)
+        elif key in seen and (the_axis != "effort" or info.effort_capable):
+            # (an effort axis on a model without effort is refused as a whole below)
+            refuse(
+                "duplicate",
+                f"{AXIS_WORDS[the_axis]} {seen[key][1]} and {shown} would run with the same "
+                f"settings ('{label}'{f': {note}' if note else ''}); keep one of them.",
+            )
+        seen.setdefault(key, (label, shown))
         cells.append(Cell(len(cells), cell_model, requested, applied, budget, version, label))
 
     if dropped:
