@@ -437,3 +437,24 @@ def test_sweeps_export_to_a_path_that_cannot_be_written_is_one_sentence(
     }
     for (flag, path), words in cases.items():
         assert says(refused(monkeypatch, capsys, "sweeps", "export", sweep_id, flag, path), words)
+
+
+@pytest.mark.parametrize("port", ["-1", "0", "99999"])
+def test_serve_refuses_a_port_that_is_not_one_before_opening_anything(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], port: str
+) -> None:
+    err = refused(monkeypatch, capsys, "serve", "--port", port)
+    assert says(err, f"--port {port}: a port is a whole number from 1 to 65535")
+
+
+def test_serve_on_a_taken_port_or_an_unknown_host_is_one_sentence(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = str(taken.getsockname()[1])
+        err = refused(monkeypatch, capsys, "serve", "--port", port)
+    assert says(err, f"cannot listen on 127.0.0.1:{port}") and says(err, "--host or --port")
+    err = refused(monkeypatch, capsys, "serve", "--host", "no-such-host.invalid")
+    assert says(err, "cannot listen on no-such-host.invalid:8050")

@@ -179,3 +179,40 @@ async def test_retries_honour_the_policy_and_each_attempt_is_a_call_row(
     with store.engine.connect() as conn:
         attempts = conn.execute(sa.select(calls.c.attempt).order_by(calls.c.attempt)).scalars()
         assert list(attempts) == [1, 2]
+
+
+# -- what a long-lived process keeps --------------------------------------------------------
+
+
+async def test_no_timer_outlives_the_calls_of_an_executor(store: Store) -> None:
+    # a deadline timer left set for an hour would keep the executor, and what its calls'
+    # tasks referred to, alive that long: the web app soak grew 4 MB per 100 sweeps with it
+    import asyncio
+
+    executor = Executor(store)
+    loop = asyncio.get_running_loop()
+    request = Request.simple("scripted/echo", "one two three")
+    await asyncio.gather(*(executor.execute(CallSpec(request, "generate")) for _ in range(3)))
+    assert executor._deadlines._timer is None
+    far = [h for h in getattr(loop, "_scheduled", []) if not h.cancelled()]
+    assert all(h.when() - loop.time() < 60 for h in far)  # nothing set an hour out is left
+
+
+def test_a_supervised_run_starts_in_an_empty_context() -> None:
+    # a task copies the context it is created in: a run started from a web request would keep
+    # that request (and the web framework's callback state) alive as long as the run
+    import contextvars
+
+    from sweepbench.engine.supervisor import Supervisor
+
+    request: contextvars.ContextVar[str] = contextvars.ContextVar("request", default="none")
+    request.set("the request that started it")
+
+    async def seen() -> str:
+        return request.get()
+
+    supervisor = Supervisor("test-context")
+    try:
+        assert supervisor.submit(seen()).result(5) == "none"
+    finally:
+        supervisor.close()

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import signal
+import socket
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
+from sweepbench.cli.validate import bind_error, check_port
 from sweepbench.store import Store
 from sweepbench.web.gate import TOKEN_VARIABLE, Gate
 
@@ -51,6 +53,7 @@ def register(app: typer.Typer) -> None:
         from sweepbench.web.app import create_app
         from sweepbench.web.security import ALLOWED_HOSTS_VARIABLE
 
+        port = check_port(port)  # before anything opens: -1, 0 and 99999 are one sentence
         gate = Gate.for_host(host)
         store = Store.open()
         dash_app = create_app(
@@ -60,7 +63,14 @@ def register(app: typer.Typer) -> None:
             allowed_hosts=allowed_host or (),
             trust_forwarded_proto=trust_forwarded_proto,
         )
-        server = make_server(host, port, dash_app.server, threaded=True)
+        try:  # bound here: werkzeug's own bind prints the error and exits with status 1
+            listening = _listen(host, port)
+        except OSError as exc:  # the port is taken, the host is not ours or does not resolve
+            dash_app.server.config["sweepbench.runner"].close()
+            store.close()
+            raise bind_error(exc, host, port) from None
+        with listening:
+            server = make_server(host, port, dash_app.server, threaded=True, fd=listening.fileno())
         shown = f"[{host}]" if ":" in host else host
         err.print(f"sweepbench is serving on [bold]http://{shown}:{server.port}/[/bold]")
         if gate.guarded:
@@ -95,3 +105,9 @@ def register(app: typer.Typer) -> None:
             server.server_close()
             dash_app.server.config["sweepbench.runner"].close()
             store.close()
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` (the first address the host resolves to)."""
+    family, _, _, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    return socket.create_server(address, family=family)

@@ -148,11 +148,17 @@ class _Deadlines:
         return deadline
 
     def disarm(self, deadline: _Deadline) -> None:
-        """The attempt's stream is over; a fired deadline's cancellation is taken back."""
-        self._armed.discard(deadline)
+        """The attempt's stream is over; a fired deadline's cancellation is taken back. With no
+        deadline left the timer goes too: left set, it would keep this executor (and what its
+        calls' tasks referred to) alive until the timer's time, up to an hour away."""
+        armed = self._armed
+        armed.discard(deadline)
         if deadline.fired and not deadline.uncancelled:
             deadline.uncancelled = True
             deadline.task.uncancel()
+        if not armed and self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     def _expire(self, scheduled: float) -> None:
         loop = self._loop

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import threading
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
@@ -24,11 +25,14 @@ class Supervisor:
         self._closed = False
 
     def submit(self, run: Coroutine[Any, Any, Any]) -> Future[Any]:
-        """Start ``run`` on the background loop; returns its future."""
+        """Start ``run`` on the background loop; returns its future. The run starts in an
+        empty context: a task copies the context it is created in, so one started from a web
+        request would otherwise keep that request (its body, the web framework's callback
+        state) alive for as long as the run or any timer it set."""
         if self._closed:
             run.close()
             raise RuntimeError("the supervisor is closed")
-        return asyncio.run_coroutine_threadsafe(run, self._loop)
+        return contextvars.Context().run(asyncio.run_coroutine_threadsafe, run, self._loop)
 
     def call(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` on the background loop soon (a Stop, from any thread)."""

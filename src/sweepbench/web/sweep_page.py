@@ -221,20 +221,11 @@ def layout(context: PageContext, search: str = "") -> Any:
         )
     else:
         notices.append(dmc.Alert(SPEND_WARNING, color="orange", id="spend-warning"))
-    token: Any = dcc.Input(id="token", type="hidden", value="")
-    if context.gate.guarded:
-        token = dmc.PasswordInput(
-            id="token",
-            label="Access token",
-            description="Runs that spend money need the server's SWEEPBENCH_TOKEN.",
-            w=320,
-        )
     return dmc.Stack(
         gap="md",
         children=[
             *notices,
             _layout_controls(d, offers, kind),
-            html.Div(token, id="token-box"),
             dmc.Group(
                 [
                     dmc.Button("Run sweep", id="run", color="blue"),
@@ -414,11 +405,10 @@ def register(app: Dash, context: PageContext) -> None:
         Output("run", "disabled"),
         *CONTROL_INPUTS,
         Input("running", "data"),
-        Input("token", "value"),
     )
     def on_change(*values: Any) -> tuple[Any, Any, bool]:
         """The estimate line, computed by the same plan the run would use."""
-        *controls, running, token = values
+        *controls, running = values
         plan = plan_from_controls(*controls)
         estimate = estimate_plan(plan, runner.store)
         allowance = runner.ledger.summary().allowance_text()
@@ -428,7 +418,8 @@ def register(app: Dash, context: PageContext) -> None:
             dmc.Alert(r.message, color=_severity_colour(r.severity), id=f"refusal-{r.code}")
             for r in plan.refusals
         ]
-        closed = gate.why_closed(token, spends=not estimate.free and bool(plan.cells))
+        # off loopback the visitor signed in with the token (web/security.py) to see this page
+        closed = gate.why_closed(None, spends=not estimate.free and bool(plan.cells))
         if closed:
             alerts.append(dmc.Alert(closed, color="red", id="gate-closed"))
         alerts += [dmc.Text(f"note: {m}", size="xs", c="dimmed") for m in plan.notes]
@@ -440,18 +431,16 @@ def register(app: Dash, context: PageContext) -> None:
         Output("status", "c", allow_duplicate=True),
         Input("run", "n_clicks"),
         *CONTROL_STATES,
-        State("token", "value"),
         prevent_initial_call=True,
     )
-    def on_run(clicks: int | None, *values: Any) -> tuple[Any, str, str]:
+    def on_run(clicks: int | None, *controls: Any) -> tuple[Any, str, str]:
         """Plan, gate, admit and start in the background; refusals go to the status line."""
-        *controls, token = values
         plan = plan_from_controls(*controls)
         blocking = plan.blocking()
         if blocking:
             return no_update, blocking[0].message, "red"
         estimate = estimate_plan(plan, runner.store)
-        closed = gate.why_closed(token, spends=not estimate.free)
+        closed = gate.why_closed(None, spends=not estimate.free)  # signed in, off loopback
         if closed:
             return no_update, closed, "red"
         # on a shared server one visitor (by address) may run only a few sweeps at once
