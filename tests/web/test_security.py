@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -505,8 +506,10 @@ def test_serve_takes_allowed_hosts_and_closes_without_a_token(isolated_home: Pat
            "SWEEPBENCH_ALLOWED_HOSTS": "from-env.example"}  # fmt: skip
     env.pop("SWEEPBENCH_TOKEN", None)
     command = "from sweepbench.cli import main; main()"
+    with socket.create_server(("127.0.0.1", 0)) as probe:  # a free port (serve refuses 0)
+        free = str(probe.getsockname()[1])
     process = subprocess.Popen(
-        [sys.executable, "-c", command, "serve", "--port", "0", "--allowed-host", "lab.example"],
+        [sys.executable, "-c", command, "serve", "--port", free, "--allowed-host", "lab.example"],
         stderr=subprocess.PIPE,
         text=True,
         env=env,

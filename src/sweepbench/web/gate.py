@@ -65,8 +65,8 @@ class Gate:
             return None
         if not supplied or not hmac.compare_digest(supplied.encode(), self.token.encode()):
             return (
-                f"Run is disabled for paid models: this server is {where}; enter the access "
-                f"token ({TOKEN_VARIABLE}) to spend."
+                f"Run is disabled for paid models: this server is {where}; sign in with the "
+                f"access token ({TOKEN_VARIABLE}) to spend."
             )
         return None
 
