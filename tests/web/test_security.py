@@ -295,6 +295,8 @@ def test_a_configured_endpoint_with_a_key_is_gated_like_a_paid_one(isolated_home
     assert _web_gate_spends("paidproxy/m")
     reason = Gate("0.0.0.0").why_closed(None, spends=_web_gate_spends("paidproxy/m"))
     assert reason is not None and "SWEEPBENCH_TOKEN" in reason
+    line = estimate_plan(build_plan("hi", "max_tokens", ["16", "32"], model="paidproxy/m")).line()
+    assert "nothing is spent" in line and "asks for its token" in line  # not "no keys here"
 
 
 def test_an_endpoint_marked_free_or_sent_no_key_stays_free(isolated_home: Path) -> None:

@@ -90,6 +90,12 @@ class SweepEstimate:
         if self.free:
             axis_words = AXIS_WORDS[plan.axis]
             text = f"{variants}{samples} varying {axis_words} · free models: nothing is spent."
+        elif ceiling == 0:  # $0, but sent with a key the operator holds: not free to anyone
+            text = (
+                f"{variants}{samples} varying {AXIS_WORDS[plan.axis]} · $0 models: nothing is "
+                "spent, but they are called with this server's key, so a shared server asks "
+                "for its token."
+            )
         elif not any(provider_key(p) for p in KEY_VARIABLES):
             return (
                 "No provider keys here — nothing will be spent. With keys, this sweep would "
