@@ -130,6 +130,9 @@ class BenchRequest(BaseModel):
     """``sample``, ``elbench`` (with ``data``), or the path of a declaration."""
     data: Path | None = None
     """The data folder of a benchmark whose data is not shipped (ELBench)."""
+    allow_data_outside: bool = False
+    """Let a declaration read data outside its own folder (``--allow-data-outside``); off, a
+    task whose data path leads out of the folder is kept out, saying why."""
     preset: str = "full"
     scope: Scope = "core"
     """``core``, or ``paper`` (region-specific sets included)."""
@@ -262,7 +265,9 @@ def request_problems(exc: ValidationError, names: Mapping[str, str]) -> str:
 
 def load(request: BenchRequest) -> Benchmark:
     """The benchmark a request names (UserError when it cannot be loaded)."""
-    return load_benchmark(request.benchmark, request.data)
+    return load_benchmark(
+        request.benchmark, request.data, allow_data_outside=request.allow_data_outside
+    )
 
 
 def prepare(

@@ -11,19 +11,27 @@ from rich.text import Text
 
 from sweepbench.bench.catalog import PRESETS, load_benchmark, scope
 from sweepbench.bench.items import Benchmark
-from sweepbench.cli.bench_options import DataOpt, JsonOpt, ScopeOpt, err, out
+from sweepbench.cli.bench_options import (
+    AllowDataOutsideOpt,
+    DataOpt,
+    JsonOpt,
+    ScopeOpt,
+    err,
+    out,
+)
 
 
 def list_command(
     benchmarks: Annotated[list[str] | None, typer.Argument(help="Benchmarks to list.")] = None,
     data: DataOpt = None,
     scope_name: ScopeOpt = "core",
+    allow_data_outside: AllowDataOutsideOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """The benchmarks and their tasks: area, items, grading and whether each can run."""
     names = list(benchmarks or (["sample", "elbench"] if data else ["sample"]))
     chosen_scope = scope(scope_name)
-    loaded = [load_benchmark(name, data) for name in names]
+    loaded = [load_benchmark(name, data, allow_data_outside=allow_data_outside) for name in names]
     if as_json:
         typer.echo(json.dumps([_benchmark_json(b, chosen_scope) for b in loaded], indent=2,
                               ensure_ascii=False))  # fmt: skip

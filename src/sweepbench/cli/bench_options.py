@@ -60,6 +60,14 @@ LimitJudgeOpt = Annotated[
     str | None, typer.Option("--limit-judge", metavar="USD", help="Same as --limit judge=USD.")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON object, for scripts.")]
+AllowDataOutsideOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-data-outside",
+        help="Let a declaration read data outside its own folder (absolute paths, .., "
+        "symlinks): only for declarations you trust, as their rows become prompts.",
+    ),
+]
 EduScoringOpt = Annotated[
     str,
     typer.Option(
@@ -77,6 +85,7 @@ FLAGS: dict[str, str] = {
     "role_limits": "--limit", "concurrency": "--concurrency", "rpm": "--rpm", "tpm": "--tpm",
     "resume": "--no-resume", "retry_failed": "--retry-failed",
     "accept_unpriced": "--accept-unpriced", "confirmed": "--yes",
+    "allow_data_outside": "--allow-data-outside",
 }  # fmt: skip
 """How the CLI names each field of a BenchRequest, for its errors."""
 
@@ -113,6 +122,7 @@ def build_request(options: Mapping[str, Any]) -> BenchRequest:
         "edu_scoring": options["edu_scoring"],
         "limit": limits.total,
         "role_limits": dict(limits.roles),
+        "allow_data_outside": options["allow_data_outside"],
     }
     values.update({field: options[name] for name, field in RUN_OPTIONS.items() if name in options})
     if "no_resume" in options:

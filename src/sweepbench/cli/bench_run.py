@@ -19,6 +19,7 @@ from sweepbench.bench.run import BenchRunner
 from sweepbench.bench.run import Progress as RunProgress
 from sweepbench.cli.bench_options import (
     DEFAULT_MODEL,
+    AllowDataOutsideOpt,
     AreasOpt,
     BenchArg,
     DataOpt,
@@ -66,6 +67,7 @@ def estimate_command(
     limit_judge: LimitJudgeOpt = None,
     edu_scoring: EduScoringOpt = "judge",
     data: DataOpt = None,
+    allow_data_outside: AllowDataOutsideOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Price a run without calling any model: every problem at once, low and high per role.
@@ -120,6 +122,7 @@ def run_command(
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before spending.")] = False,
     data: DataOpt = None,
+    allow_data_outside: AllowDataOutsideOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Run a benchmark: estimate, confirm, answer and score every item, store as it goes.
