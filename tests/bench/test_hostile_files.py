@@ -382,3 +382,23 @@ def test_text_after_a_closing_csv_quote_stops_the_file_at_its_line(tmp_path: Pat
     (tmp_path / "d.csv").write_text('q,a\n"swallows,1\n2,x\n3,"y" z\n', encoding="utf-8")
     task = only_task(declare(tmp_path, [template_task("d.csv")]))
     assert task.missing == "d.csv:2: not readable as CSV (',' expected after '\"')"
+
+
+def test_a_run_made_with_the_permission_reads_back_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `bench show` reloads the run's declaration: with the permission the run was made with,
+    # not without it (its task would read as missing and its counts would be wrong)
+    from sweepbench.bench.report import load_report
+    from sweepbench.store import Store
+
+    folder = tmp_path / "bench"
+    folder.mkdir()
+    secret = write_jsonl(tmp_path / "secret.jsonl", ROWS)
+    path = str(declare(folder, [numeric_task(str(secret))]))
+    run = ["bench", "run", path, "-m", "scripted/echo?text=4", "--allow-data-outside", "--json"]
+    assert cli(monkeypatch, *run, "--yes") == 0
+    run_id = json.loads(capsys.readouterr().out)["run_id"]
+    report = load_report(Store.open(), run_id)
+    assert report.note is None  # reloaded, not the stored skeleton
+    assert report.benchmark.tasks[0].missing is None and len(report.benchmark.tasks[0].items) == 3

@@ -7,7 +7,6 @@ import asyncio
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -77,15 +76,19 @@ async def test_two_sessions_resuming_at_once_claim_it_once(store: Store) -> None
 
 
 DRIVER = """
-import asyncio, sys, time
+import asyncio, os, pathlib, sys, time
 from sweepbench.bench.resume import prepare
 from sweepbench.bench.run import BenchRunner, Progress
 from sweepbench.errors import UserError
 from sweepbench.store import Store
 from tests.bench.helpers import toy_benchmark
 store = Store.open(sys.argv[1])
-start = float(sys.argv[2])
-time.sleep(max(start - time.time(), 0))
+# a barrier, whatever the machine's load: every process has imported and opened the store
+# before any of them prepares (a fixed start time let a slow starter find the run finished)
+barrier = pathlib.Path(sys.argv[2])
+(barrier / str(os.getpid())).touch()
+while len(list(barrier.iterdir())) < int(sys.argv[4]):
+    time.sleep(0.001)
 try:  # a session that finds the run already taken is refused, at prepare or at its claim
     prepared = prepare(toy_benchmark(60), store, model=sys.argv[3])
     outcome = asyncio.run(BenchRunner(prepared, store, concurrency=2).run())
@@ -99,11 +102,12 @@ except UserError as exc:
 def test_processes_started_together_run_a_run_once(tmp_path: Path, trial: int) -> None:
     url = f"sqlite:///{tmp_path / 'procs.db'}"
     Store.open(url).close()  # migrated before the race
-    start = time.time() + 1.5
+    barrier = tmp_path / "ready"
+    barrier.mkdir()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", DRIVER, url, str(start), SLOW],
+            [sys.executable, "-c", DRIVER, url, str(barrier), SLOW, "3"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

@@ -150,6 +150,9 @@ class Benchmark:
     """Where it was loaded from (a path, or "built in")."""
     problems: tuple[LoadProblem, ...] = ()
     """Problems not tied to one task (a registry entry, a declaration field)."""
+    data_outside: bool = False
+    """Loaded with ``--allow-data-outside``: a run stores it, so reading the run back later
+    (``bench show``) reloads the same data."""
 
     @property
     def tasks(self) -> tuple[Task, ...]:

@@ -76,7 +76,8 @@ def _benchmark_of(run: RunRow) -> tuple[Benchmark, str | None]:
             return load_benchmark("sample"), None
         if run.benchmark == "elbench":
             return load_benchmark("elbench", Path(source)), None
-        return load_benchmark(source), None
+        outside = bool(run.settings.get("allow_data_outside", False))  # as the run was made
+        return load_benchmark(source, allow_data_outside=outside), None
     except (SweepbenchError, OSError) as exc:
         return (
             _skeleton(run),

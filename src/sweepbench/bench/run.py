@@ -285,6 +285,7 @@ class BenchRunner:
             "concurrency": self.concurrency,
             "benchmark_name": plan.benchmark.name,
             "benchmark_source": plan.benchmark.source,
+            "allow_data_outside": plan.benchmark.data_outside,
             "selected": plan.selected,
             "catalogue": catalogue_json(plan.benchmark),
             "worker": this_worker(),

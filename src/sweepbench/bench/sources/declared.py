@@ -79,6 +79,7 @@ def load_declared(path: Path, *, allow_data_outside: bool = False) -> Benchmark:
         version=digest.hexdigest()[:12],
         overall=declaration.overall,
         source=str(path.resolve()),
+        data_outside=allow_data_outside,
     )
 
 
