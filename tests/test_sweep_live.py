@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import socket
 import subprocess
 import sys
 import time
@@ -94,9 +95,16 @@ def test_the_glb_is_served_live_and_from_the_store(runner: SweepRunner) -> None:
     assert base64.b64decode(document["cells"][1]["files"]["glb"])[:4] == b"glTF"
 
 
+def _free_port() -> int:
+    with socket.socket() as probe:  # serve refuses port 0: ask the system for a free one
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 def test_sweepbench_serve_prints_its_url_and_serves_the_page() -> None:
+    port = str(_free_port())
     process = subprocess.Popen(
-        [sys.executable, "-c", "from sweepbench.cli import main; main()", "serve", "--port", "0"],
+        [sys.executable, "-c", "from sweepbench.cli import main; main()", "serve", "--port", port],
         stderr=subprocess.PIPE,
         text=True,
     )

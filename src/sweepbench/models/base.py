@@ -195,6 +195,12 @@ class Model(ABC):
         """The output budget to send: the request's or the catalogue default."""
         return request.settings.max_tokens or self.info.default_max_tokens
 
+    def expected_seconds(self, request: Request, effort: str | None) -> float | None:
+        """How long a call will take, where the adapter knows it exactly without asking
+        anyone (the scripted model's options); None: it cannot know (``effort`` is the
+        applied level)."""
+        return None
+
     async def stream(self, request: Request) -> AsyncGenerator[Event, None]:
         """Stream a call. Ends with exactly one Finish; provider failures become
         ``Finish("error")``. Raises UserError (before any traffic) for bad settings."""
@@ -245,6 +251,8 @@ class Result:
     wall_s: float = 0.0
     deltas: int = 0
     """Text and reasoning deltas received (one is about one token at every provider we know)."""
+    reasoning_deltas: int = 0
+    """The reasoning deltas among them (tokens of thinking)."""
     usage_estimated: bool = False
     """True when the provider never reported usage (a stopped or dropped stream) and
     :meth:`estimate_missing_usage` filled it in from what was received."""
@@ -259,6 +267,7 @@ class Result:
                 self.text += event.text
             else:
                 self.reasoning += event.text
+                self.reasoning_deltas += 1
         elif isinstance(event, UsageEvent):
             self.usage = event.usage
         else:
@@ -269,7 +278,8 @@ class Result:
     def estimate_missing_usage(self, request: Request) -> None:
         """Providers bill the tokens produced before a stream was stopped, but only report
         usage at its end. When that report never came, count what was received: one token
-        per delta, and about four characters per prompt token."""
+        per delta (a reasoning delta is a reasoning token too), and about four characters per
+        prompt token."""
         usage = self.usage
         if self.deltas == 0 or (usage.output_tokens >= self.deltas and usage.input_tokens):
             return
@@ -278,6 +288,7 @@ class Result:
             usage,
             input_tokens=usage.input_tokens or max(tokens_in(prompt_chars), 1),
             output_tokens=max(usage.output_tokens, self.deltas),
+            reasoning_tokens=max(usage.reasoning_tokens, self.reasoning_deltas),
         )
         self.usage_estimated = True
 

@@ -49,6 +49,12 @@ class Provider:
     """The model offered by default when its key is set (the table's order decides)."""
     reports_credit: bool = False
     """Whether its key can be asked for the credit left (``sweepbench keys``)."""
+    one_at_a_time: bool = False
+    """Whether its calls run one at a time on this machine (llama.cpp's one generation thread
+    per loaded model): a sweep queues them, and its estimate adds their times up."""
+    paced_by_options: bool = False
+    """Whether a call's time follows from its model id's own options (the scripted model's
+    ``ttft`` and ``tps``), so an estimate needs no history of past calls."""
 
     def __post_init__(self) -> None:
         if (self.needs == "key") != bool(self.key_variables):
@@ -102,8 +108,15 @@ _TABLE = (
         pricing="free",
         free_source="local model: free",
         schema_grammar=True,
+        one_at_a_time=True,
     ),
-    Provider("scripted", "scripted", pricing="free", free_source="scripted model: free"),
+    Provider(
+        "scripted",
+        "scripted",
+        pricing="free",
+        free_source="scripted model: free",
+        paced_by_options=True,
+    ),
 )
 
 #: Every built-in provider by name, in listing order.

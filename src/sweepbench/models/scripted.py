@@ -215,6 +215,24 @@ class ScriptedModel(Model):
             words = last_user_text(request.messages).split()
         return words[: self.words] if self.words is not None else words
 
+    def script(self, request: Request, effort: str | None) -> list[Event]:
+        """The deltas a call streams with an unlimited budget: reasoning first (by effort),
+        then the answer, one word a token."""
+        words = self.answer_words(request)
+        thinking = int(len(words) * EFFORT_REASONING.get(effort or "", 0.0))
+        plan: list[Event] = [ReasoningDelta(f"step{i + 1} ") for i in range(thinking)]
+        return plan + [TextDelta(word if i == 0 else " " + word) for i, word in enumerate(words)]
+
+    def expected_seconds(self, request: Request, effort: str | None) -> float:
+        """The time a call takes, from the options: ``ttft``, then one token every ``1/tps``
+        seconds (``tps=0``: no wait), up to the budget or the scripted disconnect."""
+        if self.fail is not None or self.refuse:
+            return self.ttft
+        tokens = min(len(self.script(request, effort)), self.max_tokens(request))
+        if self.disconnect_after is not None:
+            tokens = min(tokens, self.disconnect_after)
+        return self.ttft + (tokens / self.tps if self.tps > 0 else 0.0)
+
     async def _stream(self, request: Request, effort: str | None) -> AsyncGenerator[Event, None]:
         budget = self.max_tokens(request)
         input_tokens = sum(len(m.content.split()) for m in request.messages)
@@ -234,10 +252,7 @@ class ScriptedModel(Model):
             yield UsageEvent(usage)
             yield Finish("refusal", provider_reason="refusal")
             return
-        words = self.answer_words(request)
-        thinking = int(len(words) * EFFORT_REASONING.get(effort or "", 0.0))
-        plan: list[Event] = [ReasoningDelta(f"step{i + 1} ") for i in range(thinking)]
-        plan += [TextDelta(word if i == 0 else " " + word) for i, word in enumerate(words)]
+        plan = self.script(request, effort)
         delay = 1.0 / self.tps if self.tps > 0 else 0.0
         count = reasoning = 0
         for count, event in enumerate(plan[:budget], start=1):

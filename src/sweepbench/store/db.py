@@ -25,7 +25,7 @@ from sweepbench import settings
 from sweepbench.errors import DataError, UserError
 from sweepbench.store.engine import create_engine, writer
 from sweepbench.store.migrations import applied_versions, apply_migrations
-from sweepbench.store.records import CallEnd, CallRecord, CallStart, EventRecord
+from sweepbench.store.records import CallEnd, CallRecord, CallStart, CallTiming, EventRecord
 from sweepbench.store.schema import call_events, calls
 
 
@@ -197,6 +197,25 @@ class Store:
             query = query.limit(max(limit, 0))
         with self.engine.connect() as conn:
             return [_to_record(row) for row in conn.execute(query)]
+
+    def call_timings(self, model: str, limit: int = 200) -> list[CallTiming]:
+        """How long ``model``'s calls took, newest first (up to ``limit``): only calls that
+        finished normally (the answer ended, or the budget did) with output and both times
+        recorded. Reads four columns, never a call's texts."""
+        query = (
+            sa.select(calls.c.ttft_s, calls.c.wall_s, calls.c.output_tokens)
+            .where(
+                calls.c.model == model,
+                calls.c.stop_reason.in_(("end", "max_tokens")),
+                calls.c.ttft_s.is_not(None),
+                calls.c.wall_s.is_not(None),
+                calls.c.output_tokens > 0,
+            )
+            .order_by(calls.c.created_at.desc(), calls.c.id.desc())
+            .limit(max(limit, 0))
+        )
+        with self.engine.connect() as conn:
+            return [CallTiming(r.ttft_s, r.wall_s, r.output_tokens) for r in conn.execute(query)]
 
     def events(self, call_id: str) -> list[EventRecord]:
         """A call's events in ``seq`` order (empty for an unknown id)."""

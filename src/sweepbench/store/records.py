@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -115,3 +115,13 @@ class EventRecord(_Record):
     """A text delta as a string, or a JSON object (usage, finish)."""
     t_s: float = Field(ge=0)
     """Seconds since the call started."""
+
+
+class CallTiming(NamedTuple):
+    """How long one finished call took (what a time estimate learns from)."""
+
+    ttft_s: float
+    """Seconds to the first text or reasoning token."""
+    wall_s: float
+    """Seconds from the stream's start to its end."""
+    output_tokens: int

@@ -1,17 +1,35 @@
-"""The price of a plan, shown before anything runs (spec sweeps.md §6): per cell a typical
-figure and a ceiling, the totals, the cheapest and dearest cell, and the estimate line."""
+"""The price and time of a plan, shown before anything runs (spec sweeps.md §6): per cell a
+typical figure and a ceiling, the totals, the cheapest and dearest cell, how long the sweep
+takes (``timing.py``), and the estimate line."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
 
+from sweepbench.models.base import Request
+from sweepbench.models.catalog import ModelInfo
+from sweepbench.models.providers import provider
 from sweepbench.models.registry import model_info
 from sweepbench.money.estimate import UTILISATION, CallEstimate, estimate_call
 from sweepbench.money.prices import format_usd
 from sweepbench.settings import KEY_VARIABLES, provider_key
 from sweepbench.store import Store
 from sweepbench.sweeps.plan import AXIS_WORDS, Cell, Plan
+from sweepbench.sweeps.timing import (
+    Pace,
+    approximately,
+    duration_words,
+    exact_seconds,
+    expected_tokens,
+    observed_pace,
+    queue_of,
+    schedule,
+    slots,
+)
+
+MAX_CELL_TIMES = 4
+"""Cells whose times the line names one by one; with more it gives the range."""
 
 
 @dataclass(frozen=True)
@@ -21,6 +39,8 @@ class CellEstimate:
     cell: Cell
     call: CallEstimate
     samples: int
+    seconds: float | None = None
+    """One call's expected time (None: no timing history for the model yet)."""
 
     @property
     def typical(self) -> Decimal | None:
@@ -68,6 +88,82 @@ class SweepEstimate:
     def calibrated_from(self) -> int:
         """Recorded calls behind the utilisation figures (0: the default table)."""
         return sum(c.call.calibrated_from for c in self.cells)
+
+    @property
+    def untimed(self) -> list[str]:
+        """Models with no timing history yet (no time can be given for their cells)."""
+        return list(dict.fromkeys(c.cell.model for c in self.cells if c.seconds is None))
+
+    def _queued_calls(self, cells: list[CellEstimate]) -> list[tuple[str, int, float]]:
+        """Every timed call of ``cells`` in run order, with the queue it waits in."""
+        width = self.plan.kind.defaults.max_variants
+        return [
+            (queue_of(c.cell.model), slots(c.cell.model, width), c.seconds)
+            for c in cells
+            if c.seconds is not None
+            for _ in range(c.samples)
+        ]
+
+    def cell_seconds(self, cell: CellEstimate) -> float | None:
+        """How long one cell's samples take on their own (local samples add up)."""
+        return None if cell.seconds is None else schedule(self._queued_calls([cell]))
+
+    @property
+    def seconds(self) -> float | None:
+        """How long the sweep takes, queueing included (None when any model is untimed)."""
+        if self.untimed or not self.cells:
+            return None
+        return schedule(self._queued_calls(list(self.cells)))
+
+    def time_text(self) -> str:
+        """The estimate line's sentence on time: "Runs in about 40 s.", with each cell's time
+        where they differ, a note when local calls queue, and which models have no timing
+        history yet."""
+        timed = [c for c in self.cells if c.seconds is not None]
+        untimed = ", ".join(self.untimed)
+        if not timed:
+            return f"No timing history for {untimed} yet." if untimed else ""
+        total = approximately(schedule(self._queued_calls(timed)))
+        said = f"{total}{self._cell_times(timed)}{self._queue_note(timed)}"
+        if not untimed:
+            return f"Runs in {said}."
+        rest = f"{self._cell_names(timed)[0]} takes" if len(timed) == 1 else "the others take"
+        return f"No timing history for {untimed} yet; {rest} {said}."
+
+    def _cell_times(self, cells: list[CellEstimate]) -> str:
+        """ ": 8,000 tok ~50 s, 24,000 tok ~1 min 10 s" when the cells' times differ."""
+        words = [duration_words(self.cell_seconds(c) or 0.0) for c in cells]
+        if len(set(words)) < 2:
+            return ""
+        if len(cells) > MAX_CELL_TIMES:
+            times = sorted(self.cell_seconds(c) or 0.0 for c in cells)
+            return f": cells {approximately(times[0], '~')} to {approximately(times[-1], '~')}"
+        names = self._cell_names(cells)
+        marked = [approximately(self.cell_seconds(c) or 0.0, "~") for c in cells]
+        return ": " + ", ".join(f"{n} {w}" for n, w in zip(names, marked, strict=True))
+
+    def _cell_names(self, cells: list[CellEstimate]) -> list[str]:
+        """Short names of cells by the axis value (model ids where labels coincide)."""
+        axis = self.plan.axis
+        if axis == "model":
+            labels = [model_info(c.cell.model).label or c.cell.model for c in cells]
+            return labels if len(set(labels)) == len(labels) else [c.cell.model for c in cells]
+        if axis == "effort":
+            return [f"effort {c.cell.effort_applied}" for c in cells]
+        if axis == "max_tokens":
+            return [f"{c.cell.max_tokens:,} tok" for c in cells]
+        return [f"prompt {c.cell.prompt_version}" for c in cells]
+
+    def _queue_note(self, cells: list[CellEstimate]) -> str:
+        """ " (local calls run one at a time)" when such a queue holds more than one call."""
+        width = self.plan.kind.defaults.max_variants
+        counts: dict[str, int] = {}
+        for c in cells:
+            if slots(c.cell.model, width) == 1:
+                queue = queue_of(c.cell.model)
+                counts[queue] = counts.get(queue, 0) + c.samples
+        serial = [provider(q).label for q, n in counts.items() if n > 1]
+        return f" ({' and '.join(serial)} calls run one at a time)" if serial else ""
 
     def cheapest_and_dearest(self) -> tuple[CellEstimate, CellEstimate] | None:
         """The cells with the lowest and highest typical cost (None when unpriced or < 2)."""
@@ -131,6 +227,9 @@ class SweepEstimate:
                     for level in (c.cell.effort_applied for c in self.cells)
                 )
                 text += f" (assumes {shares} of the budget)"
+        timing = self.time_text()
+        if timing:
+            text += f" {timing}"
         if plan.dropped:
             text += f" Only the first {n} are run."
         if allowance:
@@ -139,18 +238,42 @@ class SweepEstimate:
 
 
 def estimate_plan(plan: Plan, store: Store | None = None) -> SweepEstimate:
-    """Price every call of the plan (the same list the run uses)."""
+    """Price and time every call of the plan (the same list the run uses)."""
     cells: dict[int, CellEstimate] = {}
+    paces: dict[str, Pace | None] = {}
     for planned in plan.calls():
         cell = planned.cell
         if cell.index in cells:
             continue
+        info = model_info(cell.model)
         call = estimate_call(
-            model_info(cell.model),
+            info,
             planned.request,
             effort=cell.effort_applied,
             max_tokens=cell.max_tokens,
             store=store,
         )
-        cells[cell.index] = CellEstimate(cell, call, plan.repeats)
+        seconds = _call_seconds(info, planned.request, cell, call, store, paces)
+        cells[cell.index] = CellEstimate(cell, call, plan.repeats, seconds)
     return SweepEstimate(plan, tuple(cells.values()))
+
+
+def _call_seconds(
+    info: ModelInfo,
+    request: Request,
+    cell: Cell,
+    call: CallEstimate,
+    store: Store | None,
+    paces: dict[str, Pace | None],
+) -> float | None:
+    """One call's expected time: exact for scripted models, else from the model's recorded
+    pace (looked up once per model in ``paces``); None without history."""
+    exact = exact_seconds(info, request, cell.effort_applied)
+    if exact is not None or store is None:
+        return exact
+    if cell.model not in paces:
+        paces[cell.model] = observed_pace(store, cell.model)
+    pace = paces[cell.model]
+    if pace is None:
+        return None
+    return pace.seconds(expected_tokens(info, cell.max_tokens, call.fraction, call.input_tokens))

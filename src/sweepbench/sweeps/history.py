@@ -66,6 +66,7 @@ def sample_document(sample: Sample, *, with_files: bool = True) -> dict[str, Any
         "ttft_s": result.ttft_s if result is not None else None,
         "wall_s": round(sample.seconds, 4),
         "text": result.text if result is not None else "",
+        "reasoning": result.reasoning if result is not None else "",
         "error": sample.error,
         "call_id": sample.call_id,
         **_outcome_document(sample, with_files),
@@ -160,6 +161,7 @@ def sweep_document(result: SweepResult) -> dict[str, Any]:
         "worker": result.worker,
         "wall_s": round(result.wall_s, 4),
         "serial_s": round(result.serial_s, 4),
+        "ran_at_once": result.ran_at_once,
         "totals": {
             "input_tokens": sum(s["usage"]["input_tokens"] for s in samples),
             "output_tokens": sum(s["usage"]["output_tokens"] for s in samples),

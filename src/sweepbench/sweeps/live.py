@@ -22,7 +22,7 @@ from typing import Any
 
 from sweepbench.engine.supervisor import Supervisor
 from sweepbench.errors import UserError
-from sweepbench.models.base import TextDelta
+from sweepbench.models.base import Event, ReasoningDelta, TextDelta, UsageEvent
 from sweepbench.money.ledger import Ledger
 from sweepbench.store import Store
 from sweepbench.sweeps.history import load_sweep, sample_document, sweep_header, sweep_status
@@ -44,12 +44,35 @@ class LiveSample:
     emitted: list[float] = field(default_factory=list)
     """When each item was parsed (``time.time()``), for latency measurements."""
     chunks: list[str] = field(default_factory=list)
+    thinking: list[str] = field(default_factory=list)
     deltas: int = 0
+    """Text and reasoning deltas so far (about one token each)."""
+    reasoning_deltas: int = 0
+    """The reasoning deltas among them."""
+    input_tokens: int = 0
+    """Prompt tokens, once the provider has reported them (0 until then)."""
 
     @property
     def text(self) -> str:
         """The answer so far."""
         return "".join(self.chunks)
+
+    @property
+    def reasoning(self) -> str:
+        """The visible reasoning so far."""
+        return "".join(self.thinking)
+
+    def add(self, event: Event | None) -> None:
+        """Fold one model event in: text, reasoning, or a usage report."""
+        if isinstance(event, TextDelta):
+            self.chunks.append(event.text)
+            self.deltas += 1
+        elif isinstance(event, ReasoningDelta):
+            self.thinking.append(event.text)
+            self.deltas += 1
+            self.reasoning_deltas += 1
+        elif isinstance(event, UsageEvent):
+            self.input_tokens = event.usage.input_tokens
 
 
 class LiveSweep:
@@ -70,6 +93,7 @@ class LiveSweep:
         self.error: str | None = None
         """Why the run as a whole failed (a refusal raised after admission, a crash)."""
         self.changed = threading.Condition()
+        self._input_estimates = {c.cell.index: c.call.input_tokens for c in sweep.estimate.cells}
 
     @property
     def id(self) -> str:
@@ -88,9 +112,7 @@ class LiveSweep:
             if event.items:
                 live.items.extend(event.items)
                 live.emitted.extend([time.time()] * len(event.items))
-            if isinstance(event.event, TextDelta):
-                live.chunks.append(event.event.text)
-                live.deltas += 1
+            live.add(event.event)
             self._bump()
 
     def finish(self, error: str | None = None) -> None:
@@ -116,7 +138,10 @@ class LiveSweep:
 
     def view(self) -> dict[str, Any]:
         """The sweep as a plain document: the stored format's fields (without binary files)
-        plus, per sample, ``items`` (elements or parts so far), ``text`` and ``deltas``."""
+        plus, per sample, ``items`` (elements or parts so far), ``text``, ``reasoning``,
+        ``deltas`` and ``reasoning_deltas`` (tokens so far), ``input_estimate`` (the prompt's
+        tokens as estimated, until the provider reports them), and ``ran_at_once`` (whether
+        any two calls overlapped)."""
         result = self.result
         with self.changed:
             version, done, error = self.version, self.done, self.error
@@ -129,6 +154,7 @@ class LiveSweep:
             "stopped": result.stopped or self.sweep.stopping,
             "wall_s": wall,
             "serial_s": result.serial_s,
+            "ran_at_once": result.ran_at_once,
             "totals": {"cost_usd": None if cost is None else str(cost)},
             "cells": samples,
             "live": not done,
@@ -139,13 +165,17 @@ class LiveSweep:
     def _sample_view(self, sample: Sample) -> dict[str, Any]:
         live = self.samples[(sample.cell.index, sample.repeat)]
         document = sample_document(sample, with_files=False)
+        document["reasoning"] = sample.result.reasoning if sample.result else live.reasoning
         if sample.result is None:  # still streaming: what the events brought so far
             document["text"] = live.text
+            document["usage"]["input_tokens"] = live.input_tokens
         if sample.outcome is None or not document.get("artifact"):
             document["items"] = list(live.items)
         else:
             document["items"] = artifact_items(document["artifact"])
         document["deltas"] = live.deltas
+        document["reasoning_deltas"] = live.reasoning_deltas
+        document["input_estimate"] = self._input_estimates.get(sample.cell.index, 0)
         document["has_glb"] = bool(sample.outcome and "glb" in sample.outcome.files)
         return document
 
@@ -183,7 +213,7 @@ def stored_view(document: dict[str, Any], now: datetime | None = None) -> dict[s
     for sample in document.get("cells", []):
         cell = {k: v for k, v in sample.items() if k != "files"}
         cell["items"] = artifact_items(sample.get("artifact") or {})
-        cell["deltas"] = 0
+        cell["deltas"] = cell["reasoning_deltas"] = 0
         cell["has_glb"] = "glb" in (sample.get("files") or {})
         cells.append(cell)
     view["cells"] = cells

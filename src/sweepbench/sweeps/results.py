@@ -111,6 +111,20 @@ class SweepResult:
         return sum(s.seconds for s in self.samples)
 
     @property
+    def ran_at_once(self) -> bool:
+        """Whether any two calls were in flight at the same moment. When none were (one
+        sample, or local calls one after the other), the serial equivalent is just the wall
+        clock, and saying "if run one at a time" would be wrong."""
+        now = time.perf_counter()
+        spans = sorted((s.started, s.ended or now) for s in self.samples if s.started is not None)
+        latest = float("-inf")
+        for start, end in spans:
+            if start < latest:
+                return True
+            latest = max(latest, end)
+        return False
+
+    @property
     def cost_usd(self) -> Decimal | None:
         """Σ actual cost (None if any call had no price)."""
         costs = [s.cost_usd for s in self.samples if s.result is not None]

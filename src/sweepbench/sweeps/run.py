@@ -2,6 +2,8 @@
 failing cell never stops the others; Stop all closes every provider stream at once and keeps
 what was produced; every call goes through the engine, so it is held and settled in the spend
 ledger, recorded, scrubbed, timed out and retried (before its first token) like any other.
+A call waits, queued, until its provider has a free slot (``timing.py``: the local model runs
+one call at a time, others up to ``calls_at_once``); its time counts from its own start.
 
 The sweep is admitted as a whole before anything starts (each call at its worst case), stored
 at once with its worker, and stored again as each sample finishes, so a crash keeps every
@@ -30,6 +32,7 @@ from sweepbench.sweeps.estimate import estimate_plan
 from sweepbench.sweeps.history import save_sweep
 from sweepbench.sweeps.plan import Plan, PlannedCall
 from sweepbench.sweeps.results import Sample, Spread, Status, SweepEvent, SweepResult
+from sweepbench.sweeps.timing import calls_at_once, queue_of, slots
 
 __all__ = [
     "MAX_RUN_SECONDS", "Sample", "Spread", "Status", "Sweep", "SweepEvent", "SweepResult",
@@ -114,6 +117,7 @@ class Sweep:
         reservations = dict(self._reservations or {})
         started = time.perf_counter()
         result = self.result
+        width = self.plan.kind.defaults.max_variants
         result.worker = this_worker(self.store.engine)
         save_sweep(self.store, result)
         executor = Executor(
@@ -121,16 +125,20 @@ class Sweep:
             ledger=self.ledger,
             holds=AdmittedHolds(self.ledger, reservations),
             retry=RetryPolicy(after_output=False),
-            concurrency=2 * max(self.plan.kind.defaults.max_variants, 1),
+            concurrency=calls_at_once(width),
             timeout_s=MAX_RUN_SECONDS,
         )
+        gates: dict[str, asyncio.Semaphore] = {}
 
         async def one(index: int) -> None:
             sample, planned = self.samples[index], self.calls[index]
-            if self.stopping:
-                self._never_started(sample, reservations.pop(_key(planned), None))
-                return
-            await self._run_sample(index, planned, executor)
+            model = planned.cell.model
+            gate = gates.setdefault(queue_of(model), asyncio.Semaphore(slots(model, width)))
+            async with gate:  # queued (and shown so) until its provider has a free slot
+                if self.stopping:
+                    self._never_started(sample, reservations.pop(_key(planned), None))
+                    return
+                await self._run_sample(index, planned, executor)
             save_sweep(self.store, result)  # each cell is stored as it finishes
 
         try:

@@ -2,7 +2,10 @@
 
 The grid is built once per sweep (fresh canvases: a new drawing never appears over the last
 sweep's scene); each tick then only updates props — element lists only for cells whose count
-changed since the last tick, so a quiet cell costs nothing on the wire."""
+changed since the last tick, and a cell's words (its "Thinking" block and, for text, the
+answer) only when they grew, so a quiet cell costs nothing on the wire. Every card has a
+``cell-text`` block above its answer: the model's visible reasoning, collapsible, and for
+text sweeps the answer itself."""
 
 from __future__ import annotations
 
@@ -18,6 +21,8 @@ from sweepbench.web.components import ExcalidrawCanvas, SculptureViewer
 
 CANVAS_HEIGHT = 340
 VIEWER_HEIGHT = 300
+THINKING_HEIGHT = 160
+PRE_STYLE = {"whiteSpace": "pre-wrap", "fontSize": "13px", "margin": 0}
 
 
 def _columns(n: int) -> int:
@@ -40,26 +45,16 @@ def _card(view: dict[str, Any], index: int) -> Any:
         dmc.Text(id={"type": "cell-problem", **key}, size="xs", c="orange"),
         dmc.Text(id={"type": "cell-spread", **key}, size="xs", c="dimmed"),
     ]
+    if kind == "sculpture":
+        body.append(dmc.Text(id={"type": "cell-progress", **key}, size="sm"))
+    words_style = {"maxHeight": f"{CANVAS_HEIGHT}px", "overflow": "auto"} if kind == "text" else {}
+    body.append(html.Div(id={"type": "cell-text", **key}, style=words_style))
     if kind == "excalidraw":
         body.append(
             ExcalidrawCanvas(id={"type": "canvas", **key}, elements=[], height=CANVAS_HEIGHT)
         )
     elif kind == "sculpture":
-        body.append(dmc.Text(id={"type": "cell-progress", **key}, size="sm"))
         body.append(SculptureViewer(id={"type": "viewer", **key}, src="", height=VIEWER_HEIGHT))
-    else:
-        body.append(
-            html.Pre(
-                id={"type": "cell-text", **key},
-                style={
-                    "whiteSpace": "pre-wrap",
-                    "maxHeight": f"{CANVAS_HEIGHT}px",
-                    "overflow": "auto",
-                    "fontSize": "13px",
-                    "margin": 0,
-                },
-            )
-        )
     return dmc.Card(
         withBorder=True,
         padding="sm",
@@ -75,6 +70,37 @@ def cell_grid(view: dict[str, Any]) -> Any:
     return dmc.SimpleGrid(
         cols=_columns(len(indexes)), children=[_card(view, i) for i in indexes], id="cell-grid"
     )
+
+
+def thinking_block(sample: dict[str, Any]) -> Any:
+    """The model's visible reasoning as a collapsed "Thinking" block (None without any)."""
+    reasoning = sample.get("reasoning") or ""
+    if not reasoning:
+        return None
+    scroll = {"maxHeight": f"{THINKING_HEIGHT}px", "overflow": "auto", "color": "gray"}
+    return html.Details(
+        className="cell-thinking",
+        children=[
+            html.Summary(cells.thinking_summary(sample), style={"cursor": "pointer"}),
+            html.Pre(reasoning, style={**PRE_STYLE, **scroll}),
+        ],
+    )
+
+
+def words(sample: dict[str, Any], kind: str) -> list[Any]:
+    """What goes in a card's ``cell-text`` block: the thinking block, then (text sweeps) the
+    answer so far."""
+    block = thinking_block(sample)
+    out: list[Any] = [] if block is None else [block]
+    if kind == "text":
+        out.append(html.Pre(sample.get("text") or "", className="cell-answer", style=PRE_STYLE))
+    return out
+
+
+def _words_state(sample: dict[str, Any]) -> list[Any]:
+    """What the words block shows depends on (to skip a tick that changed nothing)."""
+    reasoning = sample.get("reasoning") or ""
+    return [len(sample.get("text") or ""), len(reasoning), cells.thinking_summary(sample)]
 
 
 def _position(view: dict[str, Any], index: int, repeat: int = 0) -> int:
@@ -183,13 +209,7 @@ def tick_outputs(
             src_out.append(no_update)
             progress_out.append(no_update)
             continue
-        if sample["status"] in ("queued", "running"):
-            progress_out.append(
-                f"asking {sample['model']}… {sample.get('deltas', 0):,} tokens so far · "
-                f"{len(sample['items'])} parts"
-            )
-        else:
-            progress_out.append("partial" if sample.get("partial") else "")
+        progress_out.append(cells.progress_line(sample))
         key = f"viewer-{index}"
         if sample.get("has_glb") and new_seen.get(key) != "glb":
             new_seen[key] = "glb"
@@ -197,7 +217,18 @@ def tick_outputs(
         else:
             src_out.append(no_update)
 
-    text_out = [(s["text"] or "") if (s := first(t["index"])) else "" for t in text_ids]
+    text_out: list[Any] = []
+    for t in text_ids:
+        sample = first(t["index"])
+        if sample is None:
+            text_out.append(no_update)
+            continue
+        key, state = f"words-{t['index']}", _words_state(sample)
+        if new_seen.get(key) == state:
+            text_out.append(no_update)
+        else:
+            new_seen[key] = state
+            text_out.append(words(sample, kind))
     status_text, colour = cells.status_line(view)
     return (
         badges_out,

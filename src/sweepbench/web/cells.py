@@ -7,12 +7,22 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from sweepbench.models.providers import label as provider_label
 from sweepbench.money.prices import format_usd
 from sweepbench.sweeps.results import Spread
+from sweepbench.sweeps.timing import one_at_a_time
 
 NOUNS = {"excalidraw": ("element", "elements"), "sculpture": ("part", "parts")}
 WORKING = {"excalidraw": "drawing…", "sculpture": "building…", "text": "writing…"}
+KEPT = {
+    "excalidraw": "What was drawn is kept",
+    "sculpture": "What was built is kept",
+    "text": "What was written is kept",
+}
 NORMAL_STOPS = ("end", "cancelled")
+SERIAL_MARGIN = 1.2
+"""For an old stored sweep that does not say whether its calls overlapped: the serial figure
+is shown when it is at least this many times the wall clock."""
 
 
 def cell_samples(view: dict[str, Any], index: int) -> list[dict[str, Any]]:
@@ -39,6 +49,24 @@ def _usd(value: str | None) -> str:
     return format_usd(None if value is None else Decimal(value))
 
 
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
+
+
+def queued_words(model: str) -> str:
+    """Why a cell waits: its provider runs one call at a time, or has no free slot yet."""
+    if one_at_a_time(model):
+        return f"queued: {provider_label(model.split('/', 1)[0])} calls run one at a time"
+    return "queued: waiting for a free slot"
+
+
+def cell_seconds(samples: list[dict[str, Any]]) -> float:
+    """How long a cell took: its samples' times added up where they ran one after the other
+    (a local model), else the longest (they ran at once)."""
+    times = [float(s.get("wall_s") or 0) for s in samples]
+    return sum(times) if one_at_a_time(samples[0]["model"]) else max(times)
+
+
 def cell_state(samples: list[dict[str, Any]], kind: str) -> str:
     """The state badge: queued, drawing…/building…/writing…, stopped, failed or done."""
     states = {s["status"] for s in samples}
@@ -51,8 +79,9 @@ def cell_state(samples: list[dict[str, Any]], kind: str) -> str:
 
 
 def badges(samples: list[dict[str, Any]], kind: str) -> list[tuple[str, str]]:
-    """(text, colour) of each badge, in the spec's order: label, size, palette, time, state,
-    cost. With several samples, sizes are means and times and costs are sums."""
+    """(text, colour) of each badge, in the spec's order: label, size, palette, time (none
+    while queued), state, cost. With several samples, sizes are means, costs are sums, and
+    the time is the cell's (:func:`cell_seconds`)."""
     first = samples[0]
     failed = any(s["status"] == "failed" for s in samples)
     out = [(first["label"], "red" if failed else "blue")]
@@ -66,8 +95,8 @@ def badges(samples: list[dict[str, Any]], kind: str) -> list[tuple[str, str]]:
             mean = sum(palettes) / len(palettes)
             colours = f"{mean:.1f}" if not float(mean).is_integer() else f"{mean:.0f}"
             out.append((f"{colours} colour{'s' if mean != 1 else ''}", "grape"))
-    seconds = sum(float(s.get("wall_s") or 0) for s in samples)
-    out.append((f"{seconds:.0f}s", "gray"))
+    if any(s["status"] != "queued" for s in samples):
+        out.append((f"{cell_seconds(samples):.0f}s", "gray"))
     state = cell_state(samples, kind)
     colour = {"stopped": "yellow", "failed": "red", "done": "green"}.get(state, "gray")
     out.append((state, colour))
@@ -87,13 +116,54 @@ def blend_line(samples: list[dict[str, Any]]) -> str:
     return str(texts[0]) if texts and texts[0] else ""
 
 
-def detail_line(sample: dict[str, Any], kind: str) -> str:
-    """The small dimmed line (spec §11.2), fields joined with " · "."""
+def tokens_field(sample: dict[str, Any]) -> str:
+    """ "1,234 out (200 thinking) / 1,489 in": while running, the tokens received so far and
+    the prompt as estimated ("~") until the provider reports it; "waiting for the first
+    token" before any arrived."""
     usage = sample.get("usage") or {}
-    out_tokens = usage.get("output_tokens") or 0
-    if sample["status"] == "running" and not out_tokens:
-        out_tokens = sample.get("deltas", 0)
-    fields = [f"{out_tokens:,} out / {usage.get('input_tokens') or 0:,} in"]
+    out = int(usage.get("output_tokens") or 0)
+    thinking = int(usage.get("reasoning_tokens") or 0)
+    prompt = f"{int(usage.get('input_tokens') or 0):,} in"
+    if sample["status"] == "running":
+        if not out:
+            out, thinking = int(sample.get("deltas") or 0), int(sample.get("reasoning_deltas") or 0)
+        if not usage.get("input_tokens"):
+            prompt = f"~{int(sample.get('input_estimate') or 0):,} in"
+        if not out:
+            return f"waiting for the first token · {prompt}"
+    thought = f" ({thinking:,} thinking)" if thinking else ""
+    return f"{out:,} out{thought} / {prompt}"
+
+
+def thinking_summary(sample: dict[str, Any]) -> str:
+    """The reasoning block's title: "Thinking… 120 tokens" while it streams, then
+    "Thinking · 120 tokens"."""
+    usage = sample.get("usage") or {}
+    if sample["status"] == "running":
+        return f"Thinking… {_plural(int(sample.get('reasoning_deltas') or 0), 'token')}"
+    count = int(usage.get("reasoning_tokens") or sample.get("reasoning_deltas") or 0)
+    return f"Thinking · {_plural(count, 'token')}" if count else "Thinking"
+
+
+def progress_line(sample: dict[str, Any]) -> str:
+    """The sculpture's line under its badges: queued, asking…, or what a partial one shows."""
+    parts = _plural(item_count(sample), "part")
+    if sample["status"] == "queued":
+        return queued_words(sample["model"])
+    if sample["status"] == "running":
+        tokens = _plural(int(sample.get("deltas") or 0), "token")
+        return f"asking {sample['model']}… {tokens} so far · {parts}"
+    if sample.get("partial"):
+        return f"partial sculpture: the {parts} that arrived are shown"
+    return ""
+
+
+def detail_line(sample: dict[str, Any], kind: str) -> str:
+    """The small dimmed line (spec §11.2), fields joined with " · "; a queued cell says why it
+    waits."""
+    if sample["status"] == "queued":
+        return queued_words(sample["model"])
+    fields = [tokens_field(sample)]
     stop = sample.get("stop_reason")
     if sample.get("truncated"):
         fields.append(f"TRUNCATED at {sample['max_tokens']:,} tokens")
@@ -136,6 +206,25 @@ def spread_text(samples: list[dict[str, Any]], kind: str) -> str:
     return f"{len(finished)} samples: " + " · ".join(parts)
 
 
+def ran_at_once(view: dict[str, Any]) -> bool:
+    """Whether any of the sweep's calls overlapped: the view says so (``ran_at_once``); an
+    older stored sweep is judged by its figures (only local calls: one at a time)."""
+    said = view.get("ran_at_once")
+    if said is not None:
+        return bool(said)
+    if all(one_at_a_time(s["model"]) for s in view["cells"]):
+        return False
+    wall, serial = float(view.get("wall_s") or 0), float(view.get("serial_s") or 0)
+    return serial >= wall * SERIAL_MARGIN
+
+
+def serial_clause(view: dict[str, Any]) -> str:
+    """ " (≈24.9s if run one at a time)", only when the calls did not run one at a time."""
+    if not ran_at_once(view):
+        return ""
+    return f" (≈{float(view.get('serial_s') or 0):.1f}s if run one at a time)"
+
+
 def status_line(view: dict[str, Any]) -> tuple[str, str]:
     """The status line and its colour (spec §12)."""
     kind, samples = view["kind"], view["cells"]
@@ -167,14 +256,13 @@ def status_line(view: dict[str, Any]) -> tuple[str, str]:
     cost = _usd(view.get("totals", {}).get("cost_usd"))
     counted = f" · {items:,} {noun}" if noun else ""
     text = (
-        f"{len(ok_cells)}/{n} variants in {elapsed:.1f}s wall clock "
-        f"(≈{float(view.get('serial_s') or 0):.1f}s if run one at a time){counted} · "
-        f"~{cost} total"
+        f"{len(ok_cells)}/{n} variants in {elapsed:.1f}s wall clock{serial_clause(view)}"
+        f"{counted} · ~{cost} total"
     )
     if stopped:
         text = (
-            f"Stopped {len(stopped)} variant(s). What was drawn is kept; no further tokens are "
-            f"being generated. {text}"
+            f"Stopped {_plural(len(stopped), 'variant')}. {KEPT.get(kind, KEPT['text'])}; no "
+            f"further tokens are being generated. {text}"
         )
     if view.get("axis") == "model" and any(s.get("effort_ignored") for s in samples):
         text += " · effort not sent to models that reject it"
