@@ -112,3 +112,77 @@ def test_status_line_finished_running_and_stopped() -> None:
     assert text.startswith("Stopped 2 variants. What was drawn is kept") and colour == "red"
     some = [_sample(cell=0), _sample(cell=1, truncated=True)]
     assert cells.status_line(_view(some))[1] == "yellow"
+
+
+# -- issue 13: queued cells, honest times, reasoning, wording -----------------------------------
+
+
+def test_a_queued_cell_says_queued_and_why() -> None:
+    local = _sample(model="local/smollm2-135m", status="queued", cost_usd=None, wall_s=0.0)
+    texts = [t for t, _ in cells.badges([local], "text")]
+    assert "queued" in texts and "writing…" not in texts and "0s" not in texts
+    assert cells.detail_line(local, "text") == "queued: local calls run one at a time"
+    remote = _sample(model="anthropic/claude-opus-5", status="queued")
+    assert cells.detail_line(remote, "text") == "queued: waiting for a free slot"
+    assert cells.progress_line(local) == "queued: local calls run one at a time"
+
+
+def test_a_running_cell_counts_its_thinking_and_estimates_its_prompt() -> None:
+    running = _sample(status="running", usage={}, deltas=12, reasoning_deltas=10)
+    running["input_estimate"] = 1489
+    assert cells.detail_line(running, "text") == "12 out (10 thinking) / ~1,489 in"
+    silent = _sample(status="running", usage={}, deltas=0, input_estimate=1489)
+    assert cells.detail_line(silent, "text") == "waiting for the first token · ~1,489 in"
+    assert cells.thinking_summary(running) == "Thinking… 10 tokens"
+    done = _sample(usage={"input_tokens": 9, "output_tokens": 30, "reasoning_tokens": 1})
+    assert cells.detail_line(done, "text") == "30 out (1 thinking) / 9 in"
+    assert cells.thinking_summary(done) == "Thinking · 1 token"
+
+
+def test_samples_of_a_local_cell_add_up_and_remote_ones_overlap() -> None:
+    local = [_sample(model="local/smollm2-135m", repeat=r, wall_s=2.0) for r in range(3)]
+    assert "6s" in [t for t, _ in cells.badges(local, "text")]
+    remote = [_sample(model="anthropic/claude-opus-5", repeat=r, wall_s=2.4) for r in range(3)]
+    assert "2s" in [t for t, _ in cells.badges(remote, "text")]  # not 7 s against a 2.4 s wall
+
+
+def test_the_serial_figure_only_when_calls_overlapped() -> None:
+    two = [_sample(cell=0), _sample(cell=1, label="effort=high · 8,000 tok")]
+    assert "if run one at a time" not in cells.status_line(_view(two, ran_at_once=False))[0]
+    assert "(≈24.9s if run one at a time)" in cells.status_line(_view(two, ran_at_once=True))[0]
+    local = [_sample(cell=i, model="local/smollm2-135m") for i in range(2)]
+    old = _view(local, wall_s=7.7, serial_s=12.0)  # stored before the view said (no key)
+    assert "if run one at a time" not in cells.status_line(old)[0]
+
+
+def test_the_stopped_line_says_what_the_kind_kept() -> None:
+    stopped = [_sample(cell=0, status="stopped")]
+    text, _ = cells.status_line(_view(stopped, kind="text", stopped=True))
+    assert text.startswith("Stopped 1 variant. What was written is kept;")
+    assert "drawn" not in text
+    text, _ = cells.status_line(_view(stopped, kind="sculpture", stopped=True))
+    assert text.startswith("Stopped 1 variant. What was built is kept;")
+
+
+def test_the_sculpture_progress_line_counts_and_says_what_is_partial() -> None:
+    running = _sample(status="running", items=[{}], deltas=40)
+    assert cells.progress_line(running).endswith("40 tokens so far · 1 part")
+    partial = _sample(status="stopped", items=[{}] * 3, partial=True)
+    assert cells.progress_line(partial) == "partial sculpture: the 3 parts that arrived are shown"
+    assert cells.progress_line(_sample()) == ""
+
+
+def test_a_growing_thinking_block_is_patched_not_rebuilt() -> None:
+    from dash import Patch, no_update
+
+    from sweepbench.web.cell_cards import _words_state, words_update
+
+    sample = _sample(status="running", text="", reasoning="step1 ", reasoning_deltas=1)
+    first = words_update(sample, "text", None)
+    assert isinstance(first, list) and len(first) == 2  # the thinking block, the answer
+    seen = _words_state(sample, "text")
+    assert words_update(sample, "text", seen) is no_update
+    grown = {**sample, "reasoning": "step1 step2 ", "reasoning_deltas": 2}
+    assert isinstance(words_update(grown, "text", seen), Patch)
+    plain = _sample(status="running", text="Lorem", reasoning="")
+    assert [type(c).__name__ for c in words_update(plain, "text", None)] == ["Pre"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import dash_mantine_components as dmc
-from dash import html, no_update
+from dash import Patch, html, no_update
 
 from sweepbench.errors import SweepbenchError
 from sweepbench.sweeps.live import SweepRunner
@@ -23,6 +23,8 @@ CANVAS_HEIGHT = 340
 VIEWER_HEIGHT = 300
 THINKING_HEIGHT = 160
 PRE_STYLE = {"whiteSpace": "pre-wrap", "fontSize": "13px", "margin": 0}
+THINKING = "thinking"
+"""The value of a cell's "Thinking" accordion item."""
 
 
 def _columns(n: int) -> int:
@@ -73,16 +75,25 @@ def cell_grid(view: dict[str, Any]) -> Any:
 
 
 def thinking_block(sample: dict[str, Any]) -> Any:
-    """The model's visible reasoning as a collapsed "Thinking" block (None without any)."""
+    """The model's visible reasoning as a collapsed "Thinking" block (None without any). An
+    accordion, not an ``html.Details``: the renderer rebuilds a block whose children change,
+    and only a component that tells the page it was opened (its ``value``) is rebuilt open."""
     reasoning = sample.get("reasoning") or ""
     if not reasoning:
         return None
     scroll = {"maxHeight": f"{THINKING_HEIGHT}px", "overflow": "auto", "color": "gray"}
-    return html.Details(
+    return dmc.Accordion(
         className="cell-thinking",
+        chevronPosition="left",
+        variant="default",
         children=[
-            html.Summary(cells.thinking_summary(sample), style={"cursor": "pointer"}),
-            html.Pre(reasoning, style={**PRE_STYLE, **scroll}),
+            dmc.AccordionItem(
+                value=THINKING,
+                children=[
+                    dmc.AccordionControl(cells.thinking_summary(sample), fz="sm", py=2),
+                    dmc.AccordionPanel(html.Pre(reasoning, style={**PRE_STYLE, **scroll})),
+                ],
+            )
         ],
     )
 
@@ -97,10 +108,34 @@ def words(sample: dict[str, Any], kind: str) -> list[Any]:
     return out
 
 
-def _words_state(sample: dict[str, Any]) -> list[Any]:
-    """What the words block shows depends on (to skip a tick that changed nothing)."""
+def _words_state(sample: dict[str, Any], kind: str) -> list[Any]:
+    """What the words block shows: whether it has a thinking block, then what changes in it
+    (to skip a tick that changed nothing, and to patch rather than rebuild one that grew)."""
     reasoning = sample.get("reasoning") or ""
-    return [len(sample.get("text") or ""), len(reasoning), cells.thinking_summary(sample)]
+    text = len(sample.get("text") or "") if kind == "text" else 0
+    return [bool(reasoning), text, len(reasoning), cells.thinking_summary(sample)]
+
+
+def words_update(sample: dict[str, Any], kind: str, before: list[Any] | None) -> Any:
+    """The ``cell-text`` children for this tick: ``no_update`` when nothing changed; the
+    whole block when its shape changed (a thinking block appeared); else a :class:`Patch` of
+    the texts alone, which leaves what the page itself set in the block untouched: a
+    "Thinking" block the reader opened stays open while it grows."""
+    now = _words_state(sample, kind)
+    if before == now:
+        return no_update
+    if before is None or before[0] != now[0]:
+        return words(sample, kind)
+    patch = Patch()
+    at = 0
+    if now[0]:  # Accordion > AccordionItem > [AccordionControl, AccordionPanel > Pre]
+        item = patch[0]["props"]["children"][0]["props"]["children"]
+        item[0]["props"]["children"] = cells.thinking_summary(sample)
+        item[1]["props"]["children"]["props"]["children"] = sample.get("reasoning") or ""
+        at = 1
+    if kind == "text":
+        patch[at]["props"]["children"] = sample.get("text") or ""
+    return patch
 
 
 def _position(view: dict[str, Any], index: int, repeat: int = 0) -> int:
@@ -223,12 +258,9 @@ def tick_outputs(
         if sample is None:
             text_out.append(no_update)
             continue
-        key, state = f"words-{t['index']}", _words_state(sample)
-        if new_seen.get(key) == state:
-            text_out.append(no_update)
-        else:
-            new_seen[key] = state
-            text_out.append(words(sample, kind))
+        key = f"words-{t['index']}"
+        text_out.append(words_update(sample, kind, new_seen.get(key)))
+        new_seen[key] = _words_state(sample, kind)
     status_text, colour = cells.status_line(view)
     return (
         badges_out,
