@@ -170,6 +170,9 @@ def test_the_sculpture_progress_line_counts_and_says_what_is_partial() -> None:
     partial = _sample(status="stopped", items=[{}] * 3, partial=True)
     assert cells.progress_line(partial) == "partial sculpture: the 3 parts that arrived are shown"
     assert cells.progress_line(_sample()) == ""
+    one = [_sample(status="running", items=[{}], deltas=40)]
+    text, _ = cells.status_line(_view(one, kind="sculpture", live=True))
+    assert "· 1 part so far" in text
 
 
 def test_a_growing_thinking_block_is_patched_not_rebuilt() -> None:

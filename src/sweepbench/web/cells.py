@@ -231,7 +231,7 @@ def status_line(view: dict[str, Any]) -> tuple[str, str]:
     n = len(cell_indexes(view))
     items = sum(item_count(s) for s in samples if s["repeat"] == 0)
     elapsed = float(view.get("wall_s") or 0)
-    noun = NOUNS.get(kind, ("", ""))[1]
+    counted = f" · {_count(kind, items)}" if kind in NOUNS else ""
     if view.get("error"):
         return f"The sweep stopped with an error: {view['error']}", "red"
     if view.get("live"):
@@ -243,7 +243,7 @@ def status_line(view: dict[str, Any]) -> tuple[str, str]:
         if view.get("stopped"):
             return "Stopping every cell…", "yellow"
         verb = {"excalidraw": "Drawing", "sculpture": "Building"}.get(kind, "Writing")
-        so_far = f" · {items:,} {noun} so far" if noun else ""
+        so_far = f"{counted} so far" if counted else ""
         return f"{verb}… {finished}/{n} variants finished{so_far} ({elapsed:.0f}s)", "gray"
     ok_cells = [
         i
@@ -254,7 +254,6 @@ def status_line(view: dict[str, Any]) -> tuple[str, str]:
         i for i in cell_indexes(view) if cell_state(cell_samples(view, i), kind) == "stopped"
     ]
     cost = _usd(view.get("totals", {}).get("cost_usd"))
-    counted = f" · {items:,} {noun}" if noun else ""
     text = (
         f"{len(ok_cells)}/{n} variants in {elapsed:.1f}s wall clock{serial_clause(view)}"
         f"{counted} · ~{cost} total"
