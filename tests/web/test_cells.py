@@ -189,3 +189,9 @@ def test_a_growing_thinking_block_is_patched_not_rebuilt() -> None:
     assert isinstance(words_update(grown, "text", seen), Patch)
     plain = _sample(status="running", text="Lorem", reasoning="")
     assert [type(c).__name__ for c in words_update(plain, "text", None)] == ["Pre"]
+
+
+def test_a_full_context_is_not_called_a_truncation() -> None:
+    full = _sample(truncated=True, stop_reason="max_tokens", provider_reason="context_full")
+    line = cells.detail_line(full, "text")
+    assert "CONTEXT FULL" in line and "TRUNCATED" not in line

@@ -54,6 +54,7 @@ def sample_document(sample: Sample, *, with_files: bool = True) -> dict[str, Any
         "repeat": sample.repeat,
         "status": sample.status,
         "stop_reason": result.stop_reason if result is not None else None,
+        "provider_reason": result.provider_reason if result is not None else None,
         "truncated": sample.truncated,
         "usage": {
             "input_tokens": usage.input_tokens if usage else 0,

@@ -20,6 +20,8 @@ KEPT = {
     "text": "What was written is kept",
 }
 NORMAL_STOPS = ("end", "cancelled")
+CONTEXT_FULL = "context_full"
+"""The provider reason of a local call whose output filled the loaded context (models/local.py)."""
 SERIAL_MARGIN = 1.2
 """For an old stored sweep that does not say whether its calls overlapped: the serial figure
 is shown when it is at least this many times the wall clock."""
@@ -165,7 +167,9 @@ def detail_line(sample: dict[str, Any], kind: str) -> str:
         return queued_words(sample["model"])
     fields = [tokens_field(sample)]
     stop = sample.get("stop_reason")
-    if sample.get("truncated"):
+    if sample.get("provider_reason") == CONTEXT_FULL:
+        fields.append("CONTEXT FULL (raising max tokens won't help)")
+    elif sample.get("truncated"):
         fields.append(f"TRUNCATED at {sample['max_tokens']:,} tokens")
     elif stop and stop not in NORMAL_STOPS:
         fields.append(f"stop={stop}")
