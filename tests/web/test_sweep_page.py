@@ -245,3 +245,34 @@ def test_a_public_server_needs_the_token_to_spend(
     finally:
         app.server.config["sweepbench.runner"].close()
         store.close()
+
+
+def test_small_budgets_are_offered_where_they_show_the_cliff() -> None:
+    from sweepbench.web.defaults import LOCAL, budget_chips
+
+    assert budget_chips("text", "anthropic/claude-opus-5")[:3] == [16, 64, 256]  # text: always
+    assert budget_chips("excalidraw", LOCAL)[:3] == [500, 1000, 2000]  # free model: small too
+    assert budget_chips("sculpture", "scripted/sculpt")[0] == 250
+    paid = budget_chips("excalidraw", "anthropic/claude-opus-5")
+    assert min(paid) == 4000  # a paid drawing starts where drawings fit
+    assert 8192 in budget_chips("excalidraw", "anthropic/claude-opus-5", [8192])  # chosen stay
+
+
+def test_the_max_tokens_cliff_shows_in_the_web(page: RecordedPage, base_url: str) -> None:
+    _open(page, base_url)
+    page.click("#kind >> text=Text")
+    page.click("text=Vary max tokens")
+    page.wait_for_selector("#wrap-vary-budget >> text='16'")
+    checked = page.eval_on_selector_all(
+        "#wrap-vary-budget input:checked", "es => es.map(e => e.value)"
+    )
+    assert checked == ["16", "64", "256"]  # no key: the cliff is what the page starts on
+    page.click("#held-model")
+    page.fill("#held-model", "scripted/lorem")
+    page.locator("[role=option]:visible", has_text="scripted/lorem").first.click()
+    _run(page, "Write a haiku about rain.")
+    _finished(page)
+    text = page.inner_text("#cell-grid")
+    assert "TRUNCATED at 16 tokens" in text  # the lesson of the README's first sweep
+    assert "TRUNCATED at 256 tokens" not in text
+    _assert_clean(page)

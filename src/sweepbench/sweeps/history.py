@@ -118,6 +118,48 @@ def sweep_header(result: SweepResult) -> dict[str, Any]:
     }
 
 
+AXIS_FIELDS = {
+    "model": "model",
+    "effort": "effort_requested",
+    "max_tokens": "max_tokens",
+    "prompt_version": "prompt_version",
+}
+"""Which field of a cell holds the value of each axis."""
+
+
+@dataclass(frozen=True)
+class SweepSettings:
+    """What a sweep was asked to run: enough to set the controls again and rerun it."""
+
+    kind: str
+    axis: str
+    values: tuple[str, ...]
+    """The varied values, in cell order (budgets as they ran: after clamping)."""
+    held: dict[str, str | int]
+    repeats: int
+    prompt: str
+
+
+def sweep_settings(document: dict[str, Any]) -> SweepSettings:
+    """The settings of a stored sweep document or a live view (both carry the header and one
+    entry per sample, each naming its cell and that cell's settings)."""
+    axis = str(document.get("axis") or "model")
+    field = AXIS_FIELDS.get(axis, "model")
+    values: dict[int, str] = {}
+    for sample in document.get("cells") or []:
+        if isinstance(sample, dict) and sample.get(field) is not None:
+            values.setdefault(int(sample.get("cell", len(values))), str(sample[field]))
+    held = document.get("held")
+    return SweepSettings(
+        kind=str(document.get("kind") or "text"),
+        axis=axis,
+        values=tuple(values[index] for index in sorted(values)),
+        held=dict(held) if isinstance(held, dict) else {},
+        repeats=int(document.get("repeats") or 1),
+        prompt=str(document.get("prompt") or ""),
+    )
+
+
 def sweep_document(result: SweepResult) -> dict[str, Any]:
     """The whole sweep as stored and exported."""
     plan, estimate = result.plan, result.estimate

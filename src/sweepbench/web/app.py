@@ -28,9 +28,15 @@ from sweepbench.web.security import SIGN_OUT_PATH, HostRule, Site, hosts_from_en
 PAGES = [
     ("/", "Sweep", "One prompt, several settings, side by side"),
     ("/history", "History", "Sweeps run here"),
-    ("/leaderboard", "Leaderboard", "Coming with the leaderboard issue"),
-    ("/benchmarks", "Run a benchmark", "Coming with the benchmark issues"),
+    ("/leaderboard", "Leaderboard", "Soon: scores against price, published and yours"),
+    (
+        "/benchmarks",
+        "Run a benchmark",
+        "Soon: question sets, estimated, run and scored",
+    ),
 ]
+BREAKPOINT = "sm"
+"""Below this width (Mantine's sm, 48em) the navbar is hidden behind the header's burger."""
 
 
 def create_app(
@@ -84,15 +90,46 @@ def create_app(
             return sweep_page.layout(context, search or "")
         return dmc.Alert(f"No page at {path}.", color="yellow")
 
+    _register_navbar(app)
     sweep_page.register(app, context)
     history_page.register(app, store)
     return app
 
 
+def _register_navbar(app: Dash) -> None:
+    """On narrow screens the burger opens and closes the navbar; following a link closes it."""
+
+    @app.callback(Output("shell", "navbar"), Input("burger", "opened"))
+    def toggle(opened: bool | None) -> dict[str, Any]:
+        return _navbar(opened=bool(opened))
+
+    @app.callback(Output("burger", "opened"), Input("url", "pathname"), prevent_initial_call=True)
+    def close_on_navigation(_path: str | None) -> bool:
+        return False
+
+
+def _navbar(*, opened: bool = False) -> dict[str, Any]:
+    """The AppShell's navbar settings: always shown from :data:`BREAKPOINT` up, below it only
+    while the burger is open."""
+    return {"width": 220, "breakpoint": BREAKPOINT, "collapsed": {"mobile": not opened}}
+
+
 def _shell(*, signed_in: bool = False) -> Any:
     header: list[Any] = [
+        dmc.Burger(
+            id="burger",
+            opened=False,
+            hiddenFrom=BREAKPOINT,
+            size="sm",
+            **{"aria-label": "Toggle navigation"},
+        ),
         dmc.Text("sweepbench", fw=700, size="lg"),
-        dmc.Text("what do you give up by turning the knob down?", size="sm", c="dimmed"),
+        dmc.Text(
+            "what do you give up by turning the knob down?",
+            size="sm",
+            c="dimmed",
+            visibleFrom=BREAKPOINT,
+        ),
     ]
     if signed_in:  # guarded: every page is behind the sign-in
         header.append(
@@ -108,7 +145,8 @@ def _shell(*, signed_in: bool = False) -> Any:
             [
                 dmc.AppShellHeader(dmc.Group(header, h="100%", px="md")),
                 dmc.AppShellNavbar(
-                    [
+                    id="navbar",
+                    children=[
                         dmc.NavLink(label=label, description=hint, href=path, id=f"nav-{path}")
                         for path, label, hint in PAGES
                     ],
@@ -117,8 +155,9 @@ def _shell(*, signed_in: bool = False) -> Any:
                 dmc.AppShellMain(html.Div(id="page")),
                 dcc.Location(id="url", refresh="callback-nav"),
             ],
+            id="shell",
             header={"height": 52},
-            navbar={"width": 220, "breakpoint": "sm"},
+            navbar=_navbar(),
             padding="md",
         )
     )

@@ -4,10 +4,13 @@ the scripted demo model, so Run works out of the box."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sweepbench.artifacts import artifact_kind
 from sweepbench.artifacts.registry import names as kind_names
+from sweepbench.errors import SweepbenchError
+from sweepbench.models.providers import free
 from sweepbench.models.registry import model_info
 from sweepbench.web.offer import Offer
 
@@ -20,6 +23,13 @@ AXIS_LABELS = {
     "prompt_version": "Vary prompt version",
 }
 LOCAL = "local/smollm2-135m"
+SMALL_BUDGETS = {
+    "text": (16, 64, 256),
+    "excalidraw": (500, 1000, 2000),
+    "sculpture": (250, 500, 1000),
+}
+"""Budgets small enough to cut an answer off, so the max-tokens cliff can be shown: offered
+for text always, for the other kinds when the held model is free to call (local, scripted)."""
 
 
 @dataclass(frozen=True)
@@ -105,12 +115,13 @@ def kind_defaults(kind: str, offers: list[Offer], *, keyless: bool) -> KindDefau
     artifact = artifact_kind(kind)
     usable = [o.id for o in offers if o.available]
     versions = tuple(artifact.versions)
-    budget, axis, models = spec.held_budget, spec.axis, spec.models
+    budget, axis, models, budgets = spec.held_budget, spec.axis, spec.models, spec.budgets
     held_model = "anthropic/claude-opus-5"
     if keyless:
         models = tuple(m for m in (spec.demo, LOCAL) if m in usable) or tuple(usable[:2])
         held_model = LOCAL if LOCAL in usable else (usable[0] if usable else spec.demo)
         axis, budget = "model", spec.keyless_budget
+        budgets = SMALL_BUDGETS.get(kind, budgets)  # free models: show the cliff
     elif held_model not in usable and usable:
         held_model = usable[0]
     if axis == "effort" and not model_info(held_model).effort_capable:
@@ -118,7 +129,7 @@ def kind_defaults(kind: str, offers: list[Offer], *, keyless: bool) -> KindDefau
     return KindDefaults(
         axis=axis,
         efforts=("low", "high"),
-        budgets=spec.budgets,
+        budgets=budgets,
         models=models,
         versions=versions if len(versions) > 1 else (),
         held_model=held_model,
@@ -129,6 +140,24 @@ def kind_defaults(kind: str, offers: list[Offer], *, keyless: bool) -> KindDefau
         prompt=spec.prompt,
         placeholder=spec.placeholder,
     )
+
+
+def budget_chips(kind: str, model: str | None, chosen: Iterable[int] = ()) -> list[int]:
+    """The budgets the "Vary max tokens" chips offer: the kind's own, the small ones that show
+    the cliff (text always; other kinds on a free model), and whatever is chosen already (a
+    reopened sweep's budgets)."""
+    chips = set(artifact_kind(kind).defaults.budget_chips) | set(chosen)
+    if kind == "text" or _free_to_call(model):
+        chips |= set(SMALL_BUDGETS.get(kind, ()))
+    return sorted(chips)
+
+
+def _free_to_call(model: str | None) -> bool:
+    try:
+        provider = model_info(model or "").provider
+    except SweepbenchError:
+        return False
+    return provider in {p.name for p in free()}
 
 
 def axes_for(kind: str) -> list[str]:

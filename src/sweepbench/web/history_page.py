@@ -3,6 +3,7 @@ is still running) or can be deleted (spec sweeps.md §18.2)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import dash_mantine_components as dmc
@@ -16,6 +17,13 @@ from sweepbench.web.defaults import KINDS
 LIMIT = 100
 
 
+def when(moment: datetime) -> str:
+    """A sweep's start as the list shows it: in UTC, and saying so (the server cannot know the
+    visitor's zone)."""
+    utc = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return utc.strftime("%Y-%m-%d %H:%M UTC")
+
+
 def _rows(store: Store) -> list[Any]:
     rows = []
     for s in list_sweeps(store, LIMIT):
@@ -23,7 +31,7 @@ def _rows(store: Store) -> list[Any]:
         rows.append(
             html.Tr(
                 [
-                    html.Td(s.created_at.strftime("%Y-%m-%d %H:%M")),
+                    html.Td(when(s.created_at)),
                     html.Td(KINDS.get(s.kind, s.kind)),
                     html.Td(s.axis),
                     html.Td(str(s.cells)),
@@ -58,10 +66,14 @@ def _table(store: Store) -> Any:
         return dmc.Text("No sweeps yet. Run one on the Sweep page.", c="dimmed")
     head = html.Thead(
         html.Tr(
-            [html.Th(h) for h in ("date", "kind", "axis", "cells", "cost", "status", "prompt", "")]
+            [
+                html.Th(h)
+                for h in ("started", "kind", "axis", "cells", "cost", "status", "prompt", "")
+            ]
         )
     )
-    return dmc.Table([head, html.Tbody(rows)], striped=True, highlightOnHover=True)
+    table = dmc.Table([head, html.Tbody(rows)], striped=True, highlightOnHover=True)
+    return dmc.TableScrollContainer(table, minWidth=720)  # a phone scrolls the table, not the page
 
 
 def layout(store: Store) -> Any:

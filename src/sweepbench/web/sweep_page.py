@@ -6,7 +6,7 @@ The page never prices or plans on its own: every estimate and every run goes thr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -16,17 +16,19 @@ from dash import ALL, Dash, Input, Output, State, dcc, html, no_update
 
 from sweepbench.artifacts import artifact_kind
 from sweepbench.errors import SweepbenchError
-from sweepbench.models.catalog import EFFORT_LEVELS
+from sweepbench.models.catalog import EFFORT_LEVELS, ModelInfo
 from sweepbench.models.registry import model_info
 from sweepbench.sweeps.estimate import estimate_plan
+from sweepbench.sweeps.history import SweepSettings, sweep_settings
 from sweepbench.sweeps.live import SweepRunner
-from sweepbench.sweeps.plan import Plan, build_plan
+from sweepbench.sweeps.plan import Plan, Refusal, build_plan, coerce_budget
 from sweepbench.web.cell_cards import cell_grid, tick_outputs
 from sweepbench.web.defaults import (
     AXIS_LABELS,
     KINDS,
     KindDefaults,
     axes_for,
+    budget_chips,
     default_prompts,
     kind_defaults,
 )
@@ -37,7 +39,11 @@ TICK_MS = 250
 """One ticker for the whole sweep (spec §9.3 says 500 ms; 250 ms keeps an element's
 emit-to-screen time under half a second — measured in benchmarks/web_latency.py)."""
 HIDDEN = {"display": "none"}
-SHOWN: dict[str, str] = {}
+SHOWN: dict[str, Any] = {}
+HELD_MODEL_STYLE: dict[str, Any] = {"flex": "1 1 380px", "minWidth": 0, "maxWidth": "100%"}
+"""Room for a model's full name ("SmolLM2 135M Instruct (bundled) · local/smollm2-135m")."""
+DEFAULT_EFFORT = "default"
+"""The held Effort option that sends each model's own default level (the plan's empty effort)."""
 
 CAUTIONS = [
     "Element and part counts are crude proxies for quality: a busier drawing or sculpture is "
@@ -66,26 +72,94 @@ class PageContext:
     gate: Gate
 
 
-def _efforts_for(model: str | None, axis: str) -> list[str]:
-    if axis == "model":
-        return list(dict.fromkeys(["none", *EFFORT_LEVELS]))
+def _info(model: str | None) -> ModelInfo | None:
     try:
-        return model_info(model or "").supported_efforts()
+        return model_info(model or "")
     except SweepbenchError:
-        return ["none"]
+        return None
+
+
+def _short_name(model: str | None) -> str:
+    info = _info(model)
+    return (info.label or info.id) if info else (model or "this model")
+
+
+@dataclass(frozen=True)
+class EffortChoice:
+    """What the held Effort select offers for a model: its options, and whether it is locked
+    (a model that takes no effort setting shows "none", disabled, and says why)."""
+
+    options: list[dict[str, str]]
+    locked: bool = False
+    description: str = ""
+
+    def value(self, current: str | None) -> str:
+        """``current`` if it is still offered, else ``low``, else the first option."""
+        values = [o["value"] for o in self.options]
+        for candidate in (current, "low"):
+            if candidate in values:
+                return str(candidate)
+        return values[0]
+
+
+def effort_choice(model: str | None, axis: str) -> EffortChoice:
+    """The held Effort options: every level across models when comparing models, else the
+    levels the held model accepts (and its default)."""
+    if axis == "model":
+        levels = list(dict.fromkeys(["none", *EFFORT_LEVELS]))
+        default = {"value": DEFAULT_EFFORT, "label": "each model's default"}
+        return EffortChoice([default, *({"value": e, "label": e} for e in levels)])
+    info = _info(model)
+    if info is None or not info.effort_capable:
+        return EffortChoice(
+            [{"value": "none", "label": "none"}],
+            locked=True,
+            description="This model takes no effort setting.",
+        )
+    own = f"default ({info.default_effort})" if info.default_effort else "default"
+    options = [{"value": DEFAULT_EFFORT, "label": own}]
+    return EffortChoice(options + [{"value": e, "label": e} for e in info.supported_efforts()])
+
+
+def effort_chips(model: str | None) -> list[str]:
+    """The "Vary effort" chips: the levels the held model accepts; all of them (refused as a
+    whole by the plan) for a model that takes none."""
+    info = _info(model)
+    if info is not None and info.effort_capable:
+        return [e for e in info.supported_efforts() if e != "none"]
+    return [e for e in EFFORT_LEVELS if e != "none"]
+
+
+def _effort_description(model: str | None) -> str:
+    info = _info(model)
+    if info is not None and info.effort_capable:
+        return ""
+    return (
+        f"{_short_name(model)} takes no effort setting, so every level would run the same: "
+        "vary max tokens, or pick another model."
+    )
 
 
 def _checkboxes(values: list[str], labels: dict[str, str] | None = None) -> list[Any]:
     return [dmc.Checkbox(value=v, label=(labels or {}).get(v, v)) for v in values]
 
 
-def _layout_controls(d: KindDefaults, offers: list[Offer], kind: str) -> Any:
+def _placeholder(example: str) -> str:
+    """The prompt box's placeholder: visibly an example, not a prompt already written."""
+    return f"Write your prompt here, e.g. “{example}”" if example else "Write your prompt here."
+
+
+def _layout_controls(d: KindDefaults, offers: list[Offer], kind: str, samples: int = 1) -> Any:
     options = [o.option() for o in offers]
+    if d.held_model not in {o.id for o in offers}:  # a reopened sweep's typed model id
+        options.append({"value": d.held_model, "label": d.held_model})
+    effort = effort_choice(d.held_model, d.axis)
     return dmc.Stack(
         gap="sm",
         children=[
             dmc.Group(
-                [
+                preventGrowOverflow=False,
+                children=[
                     dmc.SegmentedControl(
                         id="kind",
                         value=kind,
@@ -95,8 +169,10 @@ def _layout_controls(d: KindDefaults, offers: list[Offer], kind: str) -> Any:
                         id="axis",
                         value=d.axis,
                         data=[{"value": a, "label": AXIS_LABELS[a]} for a in axes_for(kind)],
+                        styles={"control": {"flex": "1 1 auto"}, "label": {"whiteSpace": "normal"}},
+                        maw="100%",
                     ),
-                ]
+                ],
             ),
             html.Div(
                 id="wrap-vary-effort",
@@ -104,7 +180,8 @@ def _layout_controls(d: KindDefaults, offers: list[Offer], kind: str) -> Any:
                     id="vary-effort",
                     label="Efforts to compare",
                     value=list(d.efforts),
-                    children=dmc.Group(_checkboxes(_efforts_for(d.held_model, "effort"))),
+                    description=_effort_description(d.held_model),
+                    children=dmc.Group(_checkboxes(effort_chips(d.held_model))),
                 ),
             ),
             html.Div(
@@ -139,10 +216,11 @@ def _layout_controls(d: KindDefaults, offers: list[Offer], kind: str) -> Any:
             ),
             dmc.Group(
                 align="flex-end",
+                preventGrowOverflow=False,  # the model's full name fits (its own share only)
                 children=[
                     html.Div(
                         id="wrap-held-model",
-                        style={"minWidth": "320px"},
+                        style=HELD_MODEL_STYLE,
                         children=dmc.Select(
                             id="held-model",
                             label="Model",
@@ -156,8 +234,10 @@ def _layout_controls(d: KindDefaults, offers: list[Offer], kind: str) -> Any:
                         children=dmc.Select(
                             id="held-effort",
                             label="Effort",
-                            data=_efforts_for(d.held_model, d.axis),
-                            value=d.held_effort,
+                            data=effort.options,
+                            value=effort.value(d.held_effort),
+                            disabled=effort.locked,
+                            description=effort.description,
                         ),
                     ),
                     html.Div(
@@ -182,7 +262,7 @@ def _layout_controls(d: KindDefaults, offers: list[Offer], kind: str) -> Any:
                         ),
                     ),
                     dmc.NumberInput(
-                        id="samples", label="Samples per cell", value=1, min=1, max=5, w=130
+                        id="samples", label="Samples per cell", value=samples, min=1, max=5, w=130
                     ),
                 ],
             ),
@@ -191,7 +271,7 @@ def _layout_controls(d: KindDefaults, offers: list[Offer], kind: str) -> Any:
                 id="prompt",
                 label="Prompt",
                 value=d.prompt,
-                placeholder=d.placeholder,
+                placeholder=_placeholder(d.placeholder),
                 autosize=True,
                 minRows=2,
                 maxRows=8,
@@ -200,12 +280,53 @@ def _layout_controls(d: KindDefaults, offers: list[Offer], kind: str) -> Any:
     )
 
 
+def with_settings(d: KindDefaults, settings: SweepSettings) -> KindDefaults:
+    """``d`` with a sweep's own settings put back: its axis and values, held settings and
+    prompt (a reopened sweep can be tweaked and run again)."""
+    if settings.axis not in axes_for(settings.kind):
+        return replace(d, prompt=settings.prompt)
+    values = settings.values
+    field = {
+        "effort": "efforts",
+        "max_tokens": "budgets",
+        "model": "models",
+        "prompt_version": "versions",
+    }[settings.axis]
+    varied: dict[str, Any] = {field: values}
+    if settings.axis == "max_tokens":
+        varied[field] = tuple(b for v in values if (b := coerce_budget(v)))
+    held = settings.held
+    kept: dict[str, Any] = {
+        "held_model": str(held.get("model", d.held_model)),
+        "held_effort": str(held.get("effort", d.held_effort)),
+        "held_budget": coerce_budget(held.get("max_tokens"), d.held_budget),
+        "held_version": str(held.get("prompt_version", d.held_version)),
+    }
+    return replace(d, axis=settings.axis, prompt=settings.prompt, **varied, **kept)
+
+
+def _reopened(runner: SweepRunner, sweep_id: str | None) -> SweepSettings | None:
+    """The settings of the sweep the page opens, if it can be read."""
+    if not sweep_id:
+        return None
+    try:
+        settings = sweep_settings(runner.view(sweep_id))
+    except (SweepbenchError, ValueError, TypeError):
+        return None
+    return settings if settings.kind in KINDS else None
+
+
 def layout(context: PageContext, search: str = "") -> Any:
-    """The page, computed when viewed (the model lists reflect the keys set now)."""
+    """The page, computed when viewed (the model lists reflect the keys set now). Opened on a
+    sweep (``?sweep=ID``, from History) the controls hold that sweep's settings."""
     offers = offered_models()
     keyless = not has_provider_key()
-    kind = "excalidraw"
+    sweep_id = _sweep_from_search(search)
+    settings = _reopened(context.runner, sweep_id)
+    kind = settings.kind if settings else "excalidraw"
     d = kind_defaults(kind, offers, keyless=keyless)
+    if settings:
+        d = with_settings(d, settings)
     notices: list[Any] = []
     if keyless:
         notices.append(
@@ -225,7 +346,7 @@ def layout(context: PageContext, search: str = "") -> Any:
         gap="md",
         children=[
             *notices,
-            _layout_controls(d, offers, kind),
+            _layout_controls(d, offers, kind, settings.repeats if settings else 1),
             dmc.Group(
                 [
                     dmc.Button("Run sweep", id="run", color="blue"),
@@ -242,7 +363,7 @@ def layout(context: PageContext, search: str = "") -> Any:
                 gap=2,
                 children=[dmc.Text(c, size="xs", c="dimmed") for c in [*CAUTIONS, AXIS_HELP]],
             ),
-            dcc.Store(id="sweep-id", data=_sweep_from_search(search)),
+            dcc.Store(id="sweep-id", data=sweep_id),
             dcc.Store(id="running", data=False),
             dcc.Store(id="seen", data={}),
             dcc.Interval(id="tick", interval=TICK_MS, disabled=True),
@@ -268,12 +389,17 @@ def plan_from_controls(
     held_version: str | None,
     samples: object,
     prompt: str | None,
+    typed_model: str | None = None,
 ) -> Plan:
-    """The plan for what the controls say: only the active axis's list is read."""
+    """The plan for what the controls say: only the active axis's list is read, as shown — the
+    effort chips the held model offers, and a model id still being typed (it becomes a chip
+    when the box loses focus, as when Run is clicked)."""
+    shown_efforts = effort_chips(held_model)
+    typed = [typed_model.strip()] if typed_model and typed_model.strip() else []
     values: list[str] = {
-        "effort": efforts,
+        "effort": [e for e in efforts or [] if e in shown_efforts],
         "max_tokens": budgets,
-        "model": models,
+        "model": [*(models or []), *typed],
         "prompt_version": versions,
     }.get(axis) or []
     try:
@@ -286,7 +412,7 @@ def plan_from_controls(
         values,
         kind=kind,
         model=held_model or None,
-        effort=held_effort or None,
+        effort=None if held_effort in (None, "", DEFAULT_EFFORT) else held_effort,
         max_tokens=held_budget if held_budget not in (None, "") else None,  # type: ignore[arg-type]
         prompt_version=held_version or None,
         repeats=repeats,
@@ -306,6 +432,7 @@ CONTROL_STATES = [
     State("held-version", "value"),
     State("samples", "value"),
     State("prompt", "value"),
+    State("vary-model", "searchValue"),
 ]
 CONTROL_INPUTS = [Input(s.component_id, s.component_property) for s in CONTROL_STATES]
 
@@ -322,7 +449,6 @@ def register(app: Dash, context: PageContext) -> None:
         Output("vary-model", "value"),
         Output("vary-version", "value"),
         Output("held-model", "value"),
-        Output("held-effort", "value"),
         Output("held-budget", "value"),
         Output("held-budget", "step"),
         Output("held-version", "value"),
@@ -346,12 +472,11 @@ def register(app: Dash, context: PageContext) -> None:
             list(d.models),
             list(d.versions),
             d.held_model,
-            d.held_effort,
             d.held_budget,
             d.step,
             d.held_version,
             new_prompt,
-            d.placeholder,
+            _placeholder(d.placeholder),
         )
 
     @app.callback(
@@ -364,36 +489,55 @@ def register(app: Dash, context: PageContext) -> None:
         Output("wrap-held-budget", "style"),
         Output("wrap-held-version", "style"),
         Output("vary-effort", "children"),
+        Output("vary-effort", "description"),
         Output("held-effort", "data"),
+        Output("held-effort", "value"),
+        Output("held-effort", "disabled"),
+        Output("held-effort", "description"),
         Output("vary-budget-boxes", "children"),
         Output("vary-version-boxes", "children"),
         Output("held-version", "data"),
         Input("axis", "value"),
         Input("held-model", "value"),
         Input("kind", "value"),
+        State("held-effort", "value"),
+        State("vary-budget", "value"),
     )
-    def on_axis(axis: str, held_model: str | None, kind: str) -> tuple[Any, ...]:
+    def on_axis(
+        axis: str,
+        held_model: str | None,
+        kind: str,
+        held_effort: str | None,
+        budgets: list[str] | None,
+    ) -> tuple[Any, ...]:
         """Only the controls the run reads: the varied list, and the held values of the
-        other settings (the held control of the varied setting is hidden, spec §3.1)."""
+        other settings (the held control of the varied setting is hidden, spec §3.1). The
+        effort controls offer what the held model accepts (a model without effort shows
+        "none", locked); the budget chips include small ones where they show the cliff."""
         versions = artifact_kind(kind).versions
         several = len(versions) > 1
 
-        def show(flag: bool) -> dict[str, str]:
-            return SHOWN if flag else HIDDEN
+        def show(flag: bool, style: dict[str, Any] = SHOWN) -> dict[str, Any]:
+            return style if flag else HIDDEN
 
-        efforts = _efforts_for(held_model, axis)
-        chips = artifact_kind(kind).defaults.budget_chips
+        effort = effort_choice(held_model, axis)
+        chosen = [b for v in budgets or [] if (b := coerce_budget(v))]
+        chips = budget_chips(kind, held_model, chosen)
         return (
             show(axis == "effort"),
             show(axis == "max_tokens"),
             show(axis == "model"),
             show(axis == "prompt_version"),
-            show(axis != "model"),
+            show(axis != "model", HELD_MODEL_STYLE),
             show(axis != "effort"),
             show(axis != "max_tokens"),
             show(axis != "prompt_version" and several),
-            dmc.Group(_checkboxes([e for e in efforts if e != "none"] or ["none"])),
-            [{"value": e, "label": e} for e in efforts],
+            dmc.Group(_checkboxes(effort_chips(held_model))),
+            _effort_description(held_model),
+            effort.options,
+            effort.value(held_effort),
+            effort.locked,
+            effort.description,
             _checkboxes([str(b) for b in chips], {str(b): f"{b:,}" for b in chips}),
             _checkboxes(versions),
             [{"value": v, "label": v} for v in versions],
@@ -414,10 +558,7 @@ def register(app: Dash, context: PageContext) -> None:
         allowance = runner.ledger.summary().allowance_text()
         line = estimate.line(allowance) if plan.cells else estimate.line()
         blocking = plan.blocking()
-        alerts: list[Any] = [
-            dmc.Alert(r.message, color=_severity_colour(r.severity), id=f"refusal-{r.code}")
-            for r in plan.refusals
-        ]
+        alerts = refusal_alerts(plan.refusals)
         # off loopback the visitor signed in with the token (web/security.py) to see this page
         closed = gate.why_closed(None, spends=not estimate.free and bool(plan.cells))
         if closed:
@@ -478,8 +619,8 @@ def register(app: Dash, context: PageContext) -> None:
             return [], True, {}
         try:
             view = runner.view(sweep_id)
-        except SweepbenchError as exc:
-            return dmc.Alert(str(exc), color="red"), True, {}
+        except SweepbenchError:
+            return _missing_sweep(sweep_id), True, {}
         return cell_grid(view), False, {}
 
     @app.callback(
@@ -528,3 +669,41 @@ def register(app: Dash, context: PageContext) -> None:
 
 def _severity_colour(severity: str) -> str:
     return {"info": "blue", "warning": "yellow"}.get(severity, "red")
+
+
+SEVERITY_ORDER = ("info", "warning", "error")
+
+
+def refusal_alerts(refusals: tuple[Refusal, ...] | list[Refusal]) -> list[Any]:
+    """One alert per kind of refusal (``refusal-CODE``): two models without a key, or two
+    unknown ids, are one alert with a line each, not the same alert twice."""
+    grouped: dict[str, list[Refusal]] = {}
+    for refusal in refusals:
+        grouped.setdefault(refusal.code, []).append(refusal)
+    alerts: list[Any] = []
+    for code, group in grouped.items():
+        worst = max((r.severity for r in group), key=_severity_rank)
+        messages = list(dict.fromkeys(r.message for r in group))
+        body: Any = messages[0] if len(messages) == 1 else [dmc.Text(m) for m in messages]
+        alerts.append(dmc.Alert(body, color=_severity_colour(worst), id=f"refusal-{code}"))
+    return alerts
+
+
+def _severity_rank(severity: str) -> int:
+    return SEVERITY_ORDER.index(severity) if severity in SEVERITY_ORDER else len(SEVERITY_ORDER)
+
+
+def _missing_sweep(sweep_id: str) -> Any:
+    """The page's answer to a link naming no sweep here (the web's words, not a command)."""
+    return dmc.Alert(
+        [
+            dmc.Text(
+                f"There is no sweep {sweep_id!r} on this server: it may have been deleted, or "
+                "the link is cut short."
+            ),
+            dcc.Link("Pick one from History", href="/history", id="missing-sweep-history"),
+        ],
+        title="Sweep not found",
+        color="yellow",
+        id="missing-sweep",
+    )
