@@ -10,8 +10,8 @@ COMING = {
     "/leaderboard": (
         "Leaderboard",
         "Published results beside your own runs, a score-vs-price Pareto frontier, one board "
-        "per judge, and side-by-side comparisons. It arrives with the leaderboard issue; until "
-        "then, compare settings on the Sweep page.",
+        "per judge, and side-by-side comparisons. This page is not built yet; until it is, "
+        "compare settings side by side on the Sweep page.",
     ),
     "/benchmarks": (
         "Run a benchmark",
