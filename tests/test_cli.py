@@ -58,7 +58,7 @@ def test_provider_failure_exits_1_with_the_reason(
         (["generate", "anthropic/claude-sonnet-4-6", "hi"], "ANTHROPIC_API_KEY"),
         (["generate", "openai/gpt-5.6-luna", "hi"], "OPENAI_API_KEY"),
         (["generate", "compatible/llama", "hi"], "SWEEPBENCH_COMPATIBLE_BASE_URL"),
-        (["generate", "scripted/echo", "hi", "--max-tokens", "0"], "at least 1"),
+        (["generate", "scripted/echo", "hi", "--max-tokens", "0"], "max tokens 0 out of range"),
     ],
 )
 def test_user_errors_are_one_sentence(

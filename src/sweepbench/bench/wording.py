@@ -91,7 +91,9 @@ def _limit_lines(plan: BenchPlan, surface: str) -> list[str]:
     limits = plan.limits
     lines: list[str] = []
     high = plan.high
-    if limits.total is None:
+    if limits.total is None and _all_free(plan):
+        lines.append("No spending limit is needed: every model here is free, so nothing is spent.")
+    elif limits.total is None:
         lines.append(
             "No total spending limit: the run continues until it finishes or the key runs out "
             "of credit."
@@ -110,6 +112,23 @@ def _limit_lines(plan: BenchPlan, surface: str) -> list[str]:
             "can go slightly over it."
         )
     return lines
+
+
+def _all_free(plan: BenchPlan) -> bool:
+    """Every role's model is free (a local or scripted model, an own server sent no key): no
+    key, so no credit to run out of. A $0 price called with the operator's key is not free."""
+    from sweepbench.errors import UserError
+    from sweepbench.models.registry import model_info
+    from sweepbench.money.prices import price_for
+
+    for role in plan.roles:
+        try:
+            price = price_for(model_info(role.model))
+        except UserError:  # an unknown model is one of the plan's errors, said elsewhere
+            return False
+        if price is None or not price.free:
+            return False
+    return bool(plan.roles)
 
 
 def _coverage_line(plan: BenchPlan) -> str:

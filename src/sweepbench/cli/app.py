@@ -95,6 +95,33 @@ err = Console(stderr=True)
 out = Console()
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            shown = version("sweepbench")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            shown = "unknown (not installed)"
+        typer.echo(f"sweepbench {shown}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print the version and exit.",
+            callback=_print_version,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
+    """What do you give up by turning the knob down? Sweeps and benchmarks for LLMs."""
+
+
 def _model_row(info: ModelInfo, available: dict[str, bool]) -> dict[str, Any]:
     from sweepbench.money.prices import price_for
 
@@ -122,6 +149,7 @@ def models(
 ) -> None:
     """Every known model: provider, available now, effort levels, limits and prices."""
     from rich.table import Table
+    from rich.text import Text
 
     from sweepbench.models import listed_models
     from sweepbench.models.registry import provider_status, providers
@@ -139,20 +167,20 @@ def models(
             justify="right" if column.startswith(("$", "max")) else "left",
             no_wrap=column == "id",
         )
-    for row in rows:
+    for row in rows:  # ids and sources come from catalogues: text, never Rich markup
         table.add_row(
-            row["id"],
+            Text(row["id"]),
             "yes" if row["available"] else "no",
             ", ".join(row["effort_levels"]) or "–",
             f"{row['max_output_tokens']:,}" if row["max_output_tokens"] else "–",
             "–" if row["price_in_per_mtok"] is None else f"${row['price_in_per_mtok']}",
             "–" if row["price_out_per_mtok"] is None else f"${row['price_out_per_mtok']}",
-            row["price_source"],
+            Text(row["price_source"]),
         )
     out.print(table)
     missing = [s for s in statuses.values() if not s.available]
     for status in missing:
-        err.print(f"[dim]{status.name}: unavailable — {status.reason}[/dim]")
+        err.print(f"[dim]{escape(status.name)}: unavailable — {escape(status.reason)}[/dim]")
 
 
 @app.command()
@@ -160,7 +188,9 @@ def generate(
     model: Annotated[str, typer.Argument(help="provider/model, e.g. local/smollm2-135m")],
     prompt: Annotated[str, typer.Argument(help="What to ask.")],
     system: Annotated[str | None, typer.Option("--system", help="System prompt.")] = None,
-    max_tokens: Annotated[int | None, typer.Option("--max-tokens", help="Output budget.")] = None,
+    max_tokens: Annotated[
+        str | None, typer.Option("--max-tokens", help="Output budget (64000 or 64k).")
+    ] = None,
     effort: Annotated[
         str | None, typer.Option("--effort", help="none, low, medium, high, xhigh, max")
     ] = None,
@@ -174,20 +204,29 @@ def generate(
     Ctrl-C stops generation and still prints what was produced."""
     import asyncio
 
+    from sweepbench.cli.validate import check_prompt, read_budget
     from sweepbench.engine import Call, CallSpec, Executor, RetryPolicy
     from sweepbench.engine.executor import INTERACTIVE_TIMEOUT_S
     from sweepbench.engine.signals import stop_on_signals
     from sweepbench.models import Request, TextDelta
     from sweepbench.money.prices import format_usd
+    from sweepbench.settings import scrub
     from sweepbench.store import Store
 
-    if not prompt.strip():
-        raise UserError("the PROMPT argument is empty: give the text to send")
+    check_prompt(prompt)
+    budget: int | None = None
+    if max_tokens is not None:
+        from sweepbench.models.registry import model_info
+        from sweepbench.sweeps.plan import clamp_budget
+
+        budget, note = clamp_budget(read_budget(max_tokens), model_info(model))
+        if note and not as_json:
+            err.print(f"[yellow]note:[/yellow] {escape(note)}")
     request = Request.simple(
         model,
         prompt,
         system=system,
-        max_tokens=max_tokens,
+        max_tokens=budget,
         effort=effort,
         temperature=temperature,
     )
@@ -255,7 +294,7 @@ def generate(
             f"first token {ttft} · wall {result.wall_s:.2f} s[/dim]"
         )
     if result.error is not None:
-        err.print(f"[red]error:[/red] {result.error}")
+        err.print(f"[red]error:[/red] {escape(scrub(str(result.error)))}")
         raise typer.Exit(1)
     if result.stop_reason == "cancelled":
         raise typer.Exit(130)
@@ -271,14 +310,17 @@ def keys() -> None:
 
     for name in providers():
         status = provider_status(name)
-        mark = "[green]ready[/green]" if status.available else f"[yellow]{status.reason}[/yellow]"
-        out.print(f"{name:<12} {mark}")
+        # a reason names the config's [keys] table: text, never Rich markup
+        reason = escape(status.reason)
+        mark = "[green]ready[/green]" if status.available else f"[yellow]{reason}[/yellow]"
+        out.print(f"{escape(name):<12} {mark}", highlight=False)
     for reporter in credit_reporters():  # OpenRouter's, whose /key check_key asks
         if not provider_status(reporter.name).available:
             continue
         key = check_key()
         if not key.valid:
-            out.print(f"{reporter.name} key: [red]rejected[/red] ({key.message})")
+            why = escape(key.message or "no reason given")
+            out.print(f"{reporter.name} key: [red]rejected[/red] ({why})")
         else:
             left = "unlimited" if key.limit is None else format_usd(key.limit_remaining)
             out.print(f"{reporter.name} key: valid · used {format_usd(key.usage)} · left {left}")

@@ -95,7 +95,8 @@ def _print_benchmark(benchmark: Benchmark, chosen_scope: Any) -> None:
             )  # fmt: skip
     out.print(table)
     for p in PRESETS.values():
-        out.print(f"  --preset {p.name}: {p.label(benchmark, chosen_scope)}", highlight=False)
+        label = p.label(benchmark, chosen_scope)
+        out.print(f"  --preset {p.name}: {label}", highlight=False, markup=False)
     for task in benchmark.tasks:
         for problem in task.problems[:5]:
             err.print(Text.assemble(("skipped", "yellow"), f" {problem}"), highlight=False)

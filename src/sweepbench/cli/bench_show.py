@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 from rich.markup import escape
 
 from sweepbench.bench.report import export_run, load_report
@@ -15,6 +16,9 @@ from sweepbench.bench.storage import BenchStore, RunRow, run_is_live
 from sweepbench.cli.bench_options import JsonOpt, out
 from sweepbench.store import Store
 
+text_only = Console(markup=False)
+"""Standard output for the scores table: its titles and names come from declarations, so they
+are text, never Rich markup (a task named "[/x]" must not end the report in a traceback)."""
 STATUS_WORDS = {
     "running": "running",
     "completed": "finished",
@@ -45,9 +49,9 @@ def show_run(store: Store, run_id: str, *, as_json: bool, skills: bool = False) 
             reason=report.run.reason,
         )  # fmt: skip
     out.print(f"[bold]{heading}[/bold]  {escape(body)}", highlight=False)
-    out.print(report.table(skills=skills))
-    for line in report.footer_lines():
-        out.print(line, highlight=False)
+    text_only.print(report.table(skills=skills))
+    for line in report.footer_lines():  # names from declarations: text, never Rich markup
+        out.print(line, highlight=False, markup=False)
 
 
 def runs_command(
@@ -80,7 +84,7 @@ def runs_command(
         out.print(f"[bold]{escape(row.id)}[/bold]", soft_wrap=True)
         out.print(
             f"    {_status_words(row)} · {scored:,}/{row.items:,} scored{errors} · "
-            f"{row.benchmark}{escape(judge)} · {row.updated_at:%Y-%m-%d %H:%M} UTC",
+            f"{escape(row.benchmark)}{escape(judge)} · {row.updated_at:%Y-%m-%d %H:%M} UTC",
             highlight=False,
         )
     out.print("[dim]sweepbench bench show RUN for the scores[/dim]")

@@ -11,19 +11,29 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
+from sweepbench.cli.validate import check_prompt, read_budget
 from sweepbench.engine.signals import stop_on_signals
 from sweepbench.errors import BudgetExceeded, UserError
 from sweepbench.money.ledger import Ledger
 from sweepbench.money.prices import format_usd
 from sweepbench.store import Store
 from sweepbench.sweeps.estimate import SweepEstimate, estimate_plan
-from sweepbench.sweeps.history import list_sweeps, load_sweep, sweep_document, write_artifacts
+from sweepbench.sweeps.history import (
+    SweepSummary,
+    list_sweeps,
+    load_sweep,
+    sweep_document,
+    write_artifacts,
+)
 from sweepbench.sweeps.outline import outline
-from sweepbench.sweeps.plan import AXES, Plan, build_plan
+from sweepbench.sweeps.plan import AXES, AXIS_WORDS, Plan, build_plan
 from sweepbench.sweeps.run import Sweep, SweepResult
 
 err = Console(stderr=True)
@@ -38,7 +48,9 @@ def _values(raw: str) -> list[str]:
 
 
 def _refuse(message: str) -> typer.Exit:
-    err.print(f"[red]refused:[/red] {message}")
+    """Print the refusal (text, never Rich markup: it names models, paths and values the user
+    typed) and return the exit to raise."""
+    err.print(f"[red]refused:[/red] {escape(message)}")
     return typer.Exit(2)
 
 
@@ -63,16 +75,16 @@ def _live_table(result: SweepResult, started: float) -> Table:
             stop = f"{stop} {sample.error}".strip()
         name = sample.cell.label + (f" #{sample.repeat + 1}" if result.plan.repeats > 1 else "")
         style = {"failed": "red", "stopped": "yellow", "done": "green"}.get(sample.status, "")
-        row = [
+        row: list[str | Text] = [
             str(sample.cell.index + 1),
-            name,
-            f"[{style}]{sample.status}[/{style}]" if style else sample.status,
+            Text(name),
+            Text(sample.status, style=style),
             f"{usage.output_tokens if usage else produced:,}",
             f"{usage.input_tokens:,}" if usage else "",
             f"{ttft:.2f}s" if ttft is not None else "",
             f"{sample.seconds:.1f}s",
             f"~{format_usd(sample.cost_usd)}" if sample.result else "",
-            stop,
+            Text(stop),
         ]
         if noun:
             row.insert(3, str(sample.items))
@@ -148,6 +160,11 @@ def register(app: typer.Typer) -> None:
         """Run one prompt under several settings at once, priced before anything is spent.
 
         Exit codes: 0 all cells ok; 1 some failed, truncated or stopped; 2 refused."""
+        check_prompt(prompt)  # the same rule and sentence as generate's
+        if max_tokens is not None and axis == "max_tokens":
+            pass  # varying max tokens, the held budget is not used
+        elif max_tokens is not None:
+            read_budget(max_tokens)  # read as generate reads it: unreadable is refused too
         plan = build_plan(
             prompt,
             axis,
@@ -160,34 +177,40 @@ def register(app: typer.Typer) -> None:
             repeats=repeats,
             max_cells=max_cells,
         )
+        blocking = plan.blocking(spending=not estimate_only)
+        if blocking:  # only the refusal: no estimate of a plan that cannot run
+            raise _refuse(blocking[0].message)
         with Store.open() as store:
             estimate = estimate_plan(plan, store)
             ledger = Ledger(store)
             allowance = ledger.summary().allowance_text()
-            _print_plan(plan, estimate, allowance, quiet=as_json)
-            blocking = plan.blocking(spending=not estimate_only)
-            if blocking:
-                raise _refuse(blocking[0].message)
             if estimate_only:
+                _print_plan(plan, estimate, allowance, quiet=as_json)
                 if as_json:
                     typer.echo(json.dumps(_estimate_json(plan, estimate), indent=2))
                 return
+            sweep = Sweep(plan, store=store, ledger=ledger)
             spends = bool(estimate.ceiling) and not estimate.free
-            if spends and not yes:
+            if spends and not yes:  # the price first, to decide on; admitted once confirmed
+                _print_plan(plan, estimate, allowance, quiet=as_json)
                 if not sys.stdin.isatty():
                     raise _refuse("this sweep spends money; confirm with --yes")
                 if not typer.confirm(
                     f"Spend up to {format_usd(estimate.ceiling)}?", default=False, err=True
                 ):
                     raise _refuse("not confirmed; nothing was spent")
-            result = _run(plan, store, ledger, live=not as_json)
+                _admit(sweep)
+            else:  # admitted first: a sweep the ceilings refuse prints only the refusal
+                _admit(sweep)
+                _print_plan(plan, estimate, allowance, quiet=as_json)
+            result = _run(sweep, live=not as_json)
             if as_json:
                 typer.echo(json.dumps(_result_json(result), ensure_ascii=False, indent=2))
             else:
-                err.print(status_line(result))
+                err.print(status_line(result), markup=False)
                 for line in spread_lines(result):
-                    err.print(f"[dim]{line}[/dim]")
-                err.print(f"[dim]sweep {result.id} · {CAUTION}[/dim]")
+                    err.print(line, style="dim", markup=False)
+                err.print(f"sweep {result.id} · {CAUTION}", style="dim", markup=False)
         if not result.ok:
             raise typer.Exit(1)
 
@@ -221,22 +244,7 @@ def register(app: typer.Typer) -> None:
                 )
             )
             return
-        table = Table(title="Sweeps")
-        for column in ("id", "date", "kind", "axis", "cells", "cost", "status", "prompt"):
-            table.add_column(column, no_wrap=column in ("id", "date"))
-        for r in rows:
-            excerpt = r.prompt if len(r.prompt) <= 40 else r.prompt[:39] + "…"
-            table.add_row(
-                r.id[:8],
-                r.created_at.strftime("%Y-%m-%d %H:%M"),
-                r.kind,
-                r.axis,
-                str(r.cells),
-                format_usd(r.cost_usd),
-                r.status,
-                excerpt,
-            )
-        Console().print(table)
+        Console().print(_list_table(rows))
 
     @sweeps.command("show")
     def show_command(
@@ -250,17 +258,21 @@ def register(app: typer.Typer) -> None:
             typer.echo(json.dumps(document, ensure_ascii=False, indent=2))
             return
         console = Console()
-        console.print(f"[bold]sweep {document['id']}[/bold] · {document['created']}")
+        # Stored prompts, labels and lines are text, never Rich markup.
+        console.print(f"[bold]sweep {escape(document['id'])}[/bold] · {document['created']}")
         console.print(
-            f"varying {document['axis']} · held {document['held']} · {document['status']}"
+            f"varying {document['axis']} · held {document['held']} · {document['status']}",
+            markup=False,
         )
-        console.print(f"prompt: {document['prompt']}")
-        console.print(f"estimate: {document['estimate']['line']}")
+        console.print(f"prompt: {document['prompt']}", markup=False, highlight=False)
+        console.print(f"estimate: {document['estimate']['line']}", markup=False)
         for cell in document["cells"]:
             cost = format_usd(None if cell["cost_usd"] is None else Decimal(cell["cost_usd"]))
             console.rule(
-                f"{cell['label']} · {cell['status']} · {cell['usage']['output_tokens']:,} out · "
-                f"~{cost}"
+                Text(
+                    f"{cell['label']} · {cell['status']} · "
+                    f"{cell['usage']['output_tokens']:,} out · ~{cost}"
+                )
             )
             preview = outline(document["kind"], cell.get("artifact") or {})
             numbers = " · ".join(
@@ -312,7 +324,33 @@ def register(app: typer.Typer) -> None:
                     f"({exc.strerror or exc})"
                 ) from None
             for path in written:
-                err.print(f"wrote {path}")
+                err.print(f"wrote {path}", markup=False, highlight=False)
+
+
+def _list_table(rows: list[SweepSummary]) -> Table:
+    """Stored sweeps, readable at 80 columns: id, date, what was swept over the prompt (one
+    line each, cut with an ellipsis), cost and status; no column of its own for the kind, the
+    axis or the cell count. Prompts are text, never Rich markup."""
+    table = Table(
+        title="Sweeps", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True
+    )
+    table.add_column("id", no_wrap=True)
+    table.add_column("date (UTC)", no_wrap=True)
+    table.add_column("sweep · prompt", min_width=16)  # the one column that gives way
+    table.add_column("cost", justify="right", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    for r in rows:
+        cells = f"{r.cells} cell{'s' if r.cells != 1 else ''}"
+        what = f"{r.kind} · {AXIS_WORDS.get(r.axis, r.axis)} · {cells}"
+        prompt = " ".join(r.prompt.split()) or "(no prompt)"
+        table.add_row(
+            r.id[:8],
+            r.created_at.strftime("%Y-%m-%d %H:%M"),
+            Text.assemble(what, "\n", (prompt, "dim"), no_wrap=True, overflow="ellipsis"),
+            format_usd(r.cost_usd),
+            Text(r.status),
+        )
+    return table
 
 
 def _write(path: Path, text: str, flag: str) -> None:
@@ -321,15 +359,15 @@ def _write(path: Path, text: str, flag: str) -> None:
         path.write_text(text, "utf-8")
     except OSError as exc:
         raise UserError(f"{flag} {path}: cannot write the file ({exc.strerror or exc})") from None
-    err.print(f"wrote {path}")
+    err.print(f"wrote {path}", markup=False, highlight=False)
 
 
 def _print_plan(plan: Plan, estimate: SweepEstimate, allowance: str, *, quiet: bool) -> None:
     if quiet:
         return
     for note in plan.notes:
-        err.print(f"[yellow]note:[/yellow] {note}")
-    err.print(estimate.line(allowance))
+        err.print(f"[yellow]note:[/yellow] {escape(note)}")
+    err.print(estimate.line(allowance), markup=False)
 
 
 def _estimate_json(plan: Plan, estimate: SweepEstimate) -> dict[str, Any]:
@@ -373,10 +411,18 @@ def _result_json(result: SweepResult) -> dict[str, Any]:
     }
 
 
-def _run(plan: Plan, store: Store, ledger: Ledger, *, live: bool) -> SweepResult:
-    """Run with a live table; Ctrl-C is Stop all."""
+def _admit(sweep: Sweep) -> None:
+    """Hold the sweep's worst case in the ledger before anything is shown running: a sweep the
+    ceilings refuse is one ``refused:`` sentence, never a table of queued cells."""
+    try:
+        sweep.admit()
+    except BudgetExceeded as exc:
+        raise _refuse(str(exc)) from None
+
+
+def _run(sweep: Sweep, *, live: bool) -> SweepResult:
+    """Run an admitted sweep with a live table; Ctrl-C is Stop all."""
     started = time.perf_counter()
-    sweep = Sweep(plan, store=store, ledger=ledger)
 
     async def main() -> SweepResult:
         with stop_on_signals(sweep.stop_all):

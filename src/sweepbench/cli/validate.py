@@ -16,6 +16,31 @@ MIN_PORT = 1
 MAX_PORT = 65535
 
 
+def check_prompt(prompt: str, name: str = "PROMPT") -> str:
+    """``prompt`` when it holds text to send; an empty or blank one is a UserError, the same
+    sentence for ``generate`` and ``sweep``."""
+    if not prompt.strip():
+        raise UserError(f"the {name} argument is empty: give the text to send")
+    return prompt
+
+
+def read_budget(raw: str) -> int:
+    """An output budget (``--max-tokens``) as ``generate`` and ``sweep`` read it, by the sweep
+    plan's one rule and in its words: "64000", "64,000" and "64k" are 64,000; a value that is
+    no number, or one outside 1 to ``MAX_BUDGET`` tokens, is a UserError naming the value.
+    (Lowering a budget to a model's own limit, with a note, is
+    :func:`sweepbench.sweeps.plan.clamp_budget`.)"""
+    from sweepbench.sweeps.plan import MAX_BUDGET, budget_in_range, coerce_budget
+
+    shown = raw.strip()
+    budget = coerce_budget(raw)
+    if budget is None:
+        raise UserError(f"cannot read max tokens {shown!r} as a number (64000 or 64k)")
+    if not budget_in_range(budget):
+        raise UserError(f"max tokens {shown} out of range: a budget is 1 to {MAX_BUDGET:,} tokens")
+    return budget
+
+
 def check_port(port: int, flag: str = "--port") -> int:
     """``port`` when it is a TCP port to listen on, 1–65535; a UserError naming ``flag`` and
     the value otherwise. 0 ("any free port" to the operating system) is refused too: whoever

@@ -109,7 +109,8 @@ def _pick(text: str, count: int) -> int:
 def guess(request: Request) -> str:
     """What ``scripted/guess`` answers: a verdict when asked for one (its JSON schema names
     the labels), an ``ANSWER: X`` line when the question lists options, a boxed number when
-    it asks for ``\\boxed{}``, otherwise a short plain sentence. Deterministic per prompt."""
+    it asks for ``\\boxed{}``, a number alone on the last line when it asks for the final
+    number, otherwise a short plain sentence. Deterministic per prompt."""
     prompt = last_user_text(request.messages)
     schema = request.settings.response_format or {}
     labels = schema.get("properties", {}).get("judge_result", {}).get("enum")
@@ -127,6 +128,10 @@ def guess(request: Request) -> str:
         return f"答案：{letter}" if "答案" in prompt else f"ANSWER: {letter}"
     if "boxed" in prompt:
         return f"The answer is \\boxed{{{_pick(prompt, 100)}}}."
+    # "write only the final number on the last line" (the sample's arithmetic) and the like
+    number_asked = r"\b(?:final|last)\b[^.\n]*\bnumber\b|\bnumber\b[^.\n]*\blast line\b"
+    if re.search(number_asked, prompt, re.IGNORECASE):
+        return f"A guess.\n{_pick(prompt, 100)}"
     return "This is a scripted answer."
 
 

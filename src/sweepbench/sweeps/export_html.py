@@ -1,11 +1,18 @@
 """A sweep as one self-contained HTML file: settings, estimate, status line and the cells side
-by side, with no script, font or stylesheet from the network (it opens offline)."""
+by side, with no script, font or stylesheet from the network (it opens offline, from disk).
+
+A sculpture cell shows its .glb in 3D: the page carries the .glb as a ``data:`` URL and, once,
+the ``<model-viewer>`` script the web app ships (``web/components/model-viewer.min.js``, three.js
+inside), inlined — no CDN."""
 
 from __future__ import annotations
 
 import base64
+import re
 from decimal import Decimal
+from functools import cache
 from html import escape
+from importlib import resources
 from typing import Any
 
 from sweepbench.money.prices import format_usd
@@ -29,7 +36,19 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f8fafc;padding:8px;bo
 max-height:420px;overflow:auto;font:12px/1.4 ui-monospace,Menlo,monospace} table{border-collapse:
 collapse} td{padding:2px 10px 2px 0;vertical-align:top} ul{padding-left:18px}
 .art svg{width:100%;height:auto;max-height:420px;background:#fff}
+model-viewer{display:block;width:100%;height:320px;background:#f8fafc;border-radius:6px}
 """
+VIEWER = "web/components/model-viewer.min.js"
+"""The standalone ``<model-viewer>`` bundle, under the package (the one the web app serves)."""
+_END_TAG = re.compile(r"</(script)", re.IGNORECASE)
+
+
+@cache
+def viewer_script() -> str:
+    """The ``<model-viewer>`` script, safe inside ``<script>…</script>`` (read from the package
+    files directly: importing the web layer would load Dash)."""
+    text = resources.files("sweepbench").joinpath(VIEWER).read_text(encoding="utf-8")
+    return _END_TAG.sub(r"<\\/\1", text)
 
 
 def _usd(value: str | None) -> str:
@@ -69,9 +88,13 @@ def _cell(sample: dict[str, Any]) -> str:
         view = base64.b64decode(files["svg"]).decode("utf-8", "replace")
         view = f'<div class="art">{_strip_xml_header(view)}</div>'
     elif "glb" in files:
+        url = f"data:model/gltf-binary;base64,{escape(files['glb'])}"
+        number = sample["cell"] + 1
         view = (
-            f'<a download="cell{sample["cell"] + 1}.glb" '
-            f'href="data:model/gltf-binary;base64,{files["glb"]}">download the .glb</a>'
+            f'<model-viewer src="{url}" alt="{escape(f"the sculpture of cell {number}")}" '
+            'camera-controls environment-image="neutral" exposure="1.1" shadow-intensity="1" '
+            'shadow-softness="0.7"></model-viewer>'
+            f'<a download="cell{number}.glb" href="{url}">download the .glb</a>'
         )
     else:
         view = f"<pre>{escape(sample.get('text') or '')}</pre>"
@@ -128,5 +151,12 @@ held {held} · {document["repeats"]} sample(s) per cell</div>
 {f"<ul class='dim'>{notes}</ul>" if notes else ""}
 <h2>Cells</h2><div class="grid">{"".join(_cell(c) for c in cells)}</div>
 <h2>Read with care</h2><ul class="dim">{cautions}</ul>
-</body></html>
+{_viewer(cells)}</body></html>
 """
+
+
+def _viewer(cells: list[dict[str, Any]]) -> str:
+    """The inlined ``<model-viewer>`` script when a cell has a .glb to show, else nothing."""
+    if not any("glb" in (cell.get("files") or {}) for cell in cells):
+        return ""
+    return f"<script>{viewer_script()}</script>\n"

@@ -160,7 +160,7 @@ def parse_verdict(text: str, judge: JudgeSpec, *, decision: bool = False) -> Sco
         score=score,
         result=label,
         passed=label == judge.positive_label,
-        reason=_reason(parsed.get("judge_reason")),
+        reason=_reason(parsed.get("judge_reason"), label, score, judge),
         metadata=_metadata(parsed.get("judge_metadata")),
     )
 
@@ -246,11 +246,19 @@ def coerce_score(value: Any) -> float | None:
     return min(1.0, max(0.0, number))
 
 
-def _reason(value: Any) -> str:
-    """The judge's reason as text, cut to ``MAX_REASON_CHARS``."""
+def _reason(value: Any, label: str, score: float, judge: JudgeSpec) -> str:
+    """The judge's reason as text, cut to ``MAX_REASON_CHARS``. A reason that is only a verdict
+    word (a small judge writes ``"judge_reason": "pass"`` beside ``"judge_result": "fail"``) is
+    no reason: the row says the verdict it carries instead, so reason and result never
+    disagree."""
     if value is None:
         return ""
     text = value if isinstance(value, str) else _to_json(value, sort_keys=False)
+    if text.strip() and normalise_label(text, judge) is not None:
+        return (
+            f"Verdict {label} (score {score:g}); the judge gave no reason, only the word "
+            f"{text.strip()[:40]!r}."
+        )
     return text[:MAX_REASON_CHARS]
 
 
