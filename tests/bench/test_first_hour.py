@@ -114,3 +114,13 @@ def test_the_estimate_for_a_keyed_model_still_warns_about_credit(
     err = flat(capsys.readouterr().err)
     assert code == 0, err
     assert "the run continues until it finishes or the key runs out of credit" in err
+
+
+def test_the_outcome_heading_and_body_read_as_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "Finished  40 answers" (two spaces, no stop) read as a blemish: heading, full stop, body
+    assert cli(monkeypatch, "bench", "run", "sample", "-m", "scripted/guess", "--preset",
+               "auto", "--yes") == 0  # fmt: skip
+    out = " ".join(capsys.readouterr().out.split("\n"))
+    assert "Finished. " in out and "Finished  " not in out

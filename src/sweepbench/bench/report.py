@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from rich.table import Table
+from rich.text import Text
 
 from sweepbench.bench.catalog import load_benchmark
 from sweepbench.bench.items import Area, Benchmark, Item, Scope, Task
@@ -115,7 +116,8 @@ class RunReport:
 
     def table(self, *, skills: bool = False) -> Table:
         """Scores per area and task (and skill, when ``skills``) with 95% intervals (0–100)."""
-        table = Table(title=f"{self.benchmark.name} · {self.run.model} · {self.run.id}")
+        # names come from declarations: plain Text, never Rich markup (a task "[/x]" is a name)
+        table = Table(title=Text(f"{self.benchmark.name} · {self.run.model} · {self.run.id}"))
         for column in ("group", "name", "count", "mean score", "pass rate", "score", "95% range"):
             table.add_column(column, justify="left" if column in ("group", "name") else "right")
         for row in detailed_rows(self.summary):
@@ -127,7 +129,7 @@ class RunReport:
                 else (f"{format_score(row.ci95_100[0])}–{format_score(row.ci95_100[1])}")
             )
             table.add_row(
-                row.group, row.name, f"{row.count:,}", f"{row.mean_score:.3f}",
+                Text(row.group), Text(row.name), f"{row.count:,}", f"{row.mean_score:.3f}",
                 f"{row.pass_rate * 100:.1f}%",
                 "" if row.score_100 is None else format_score(row.score_100), ci,
             )  # fmt: skip

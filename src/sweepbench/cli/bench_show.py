@@ -37,7 +37,7 @@ def show_run(store: Store, run_id: str, *, as_json: bool, skills: bool = False) 
     if report.live:
         worker = report.run.settings.get("worker", {})
         errors = f", {report.errors:,} hit errors" if report.errors else ""
-        heading = "Running…"
+        heading = "Still running"
         body = (
             f"{report.scored:,} answers scored so far{errors}, {format_money(report.spent)} "
             f"spent; the run is still going (process {worker.get('pid')} on "
@@ -48,7 +48,7 @@ def show_run(store: Store, run_id: str, *, as_json: bool, skills: bool = False) 
             report.outcome, scored=report.scored, errors=report.errors, spent=report.spent,
             reason=report.run.reason,
         )  # fmt: skip
-    out.print(f"[bold]{heading}[/bold]  {escape(body)}", highlight=False)
+    out.print(f"[bold]{escape(heading)}.[/bold] {escape(body)}", highlight=False)
     text_only.print(report.table(skills=skills))
     for line in report.footer_lines():  # names from declarations: text, never Rich markup
         out.print(line, highlight=False, markup=False)
