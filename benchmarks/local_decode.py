@@ -1,12 +1,16 @@
-"""Decode speed of the embedded model: raw llama-cpp-python vs sweepbench's LocalModel.
+"""Decode speed of the embedded model: raw llama-cpp-python vs sweepbench's LocalModel, on a
+quiet machine and next to one competing busy process.
 
 Each measurement runs in a fresh subprocess (so load time and peak memory are per arm), and
-the arms alternate, raw first then sweepbench first, so that machine noise hits both alike.
-Both arms decode the same chat-formatted prompt greedily (temperature 0), with the same
-threads and context, so they produce the same tokens.
+the arms rotate, each repetition starting one arm later, so that machine noise hits all alike.
+The raw and sweepbench arms decode the same chat-formatted prompt greedily (temperature 0),
+with the same context and the adapter's most threads, so they produce the same tokens. The
+``-busy`` arms run the same while a subprocess spins (``while True: pass``) from before the
+load to after the generation.
 
     python benchmarks/local_decode.py                 # 5 repetitions of 256 tokens
     python benchmarks/local_decode.py --reps 9 --tokens 512 --json results.json
+    python benchmarks/local_decode.py --arms raw,raw-busy   # what two fixed threads suffer
 
 Per run: load time (constructing the model, after ``import llama_cpp``), time to first token
 (from the call to the first token's text; prompt evaluation included), decode tokens/s (from
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import platform
@@ -25,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -33,7 +39,9 @@ ROOT = Path(__file__).resolve().parent.parent
 MODEL = "local/smollm2-135m"
 PROMPT = "Write a long story about a dragon who learns to bake bread."
 WARMUP_PROMPT = "Say hello."
-ARMS = ("raw", "sweepbench")
+ARMS = ("raw", "sweepbench", "sweepbench-busy", "raw-busy")
+DEFAULT_ARMS = ("raw", "sweepbench", "sweepbench-busy")
+SPIN = "while True: pass"
 
 
 def _import_sweepbench() -> None:
@@ -128,7 +136,7 @@ def worker_sweepbench(args: argparse.Namespace) -> dict[str, Any]:
     info = lookup(provider, name)
     assert info is not None
     started = time.perf_counter()
-    loaded_engine(info)
+    engine = loaded_engine(info)
     load_s = time.perf_counter() - started
     model = LocalModel(info)
 
@@ -147,6 +155,7 @@ def worker_sweepbench(args: argparse.Namespace) -> dict[str, Any]:
 
     async def main() -> dict[str, Any]:
         await generate(WARMUP_PROMPT, 8)
+        changes = engine.threads.changes
         text, n, called, first, last = await generate(PROMPT, args.tokens)
         return {
             "load_s": load_s,
@@ -154,6 +163,8 @@ def worker_sweepbench(args: argparse.Namespace) -> dict[str, Any]:
             "decode_tok_s": _decode_rate(n, first, last),
             "tokens": n,
             "text": text,
+            "threads_end": engine.threads.threads,
+            "thread_changes": engine.threads.changes - changes,
         }
 
     return asyncio.run(main())
@@ -186,14 +197,32 @@ def _settings(model_id: str) -> dict[str, Any]:
     }
 
 
+@contextlib.contextmanager
+def _busy(on: bool) -> Iterator[None]:
+    """One competing CPU-bound process for the duration, when ``on``."""
+    if not on:
+        yield
+        return
+    spinner = subprocess.Popen([sys.executable, "-c", SPIN])
+    try:
+        time.sleep(0.3)  # let it start spinning before the worker loads
+        yield
+    finally:
+        spinner.kill()
+        spinner.wait()
+
+
 def _run_worker(arm: str, settings: dict[str, Any], tokens: int) -> dict[str, Any]:
-    command = [sys.executable, __file__, "--worker", arm, "--tokens", str(tokens)]
+    worker = arm.removesuffix("-busy")
+    command = [sys.executable, __file__, "--worker", worker, "--tokens", str(tokens)]
     for key in ("model", "model_path", "n_ctx", "threads", "repeat_penalty"):
         command += [f"--{key.replace('_', '-')}", str(settings[key])]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    with _busy(arm.endswith("-busy")):
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"{arm} worker failed ({done.returncode}):\n{done.stderr[-2000:]}")
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    result["loadavg_after"] = os.getloadavg()[0]
     return result
 
 
@@ -211,19 +240,47 @@ def _median(runs: list[dict[str, Any]], key: str) -> float:
     return float(statistics.median(run[key] for run in runs))
 
 
+def _paired_ratio(runs: dict[str, list[dict[str, Any]]], top: str, bottom: str) -> float | None:
+    """The median over repetitions of ``top``'s decode rate over ``bottom``'s (same rep)."""
+    if top not in runs or bottom not in runs:
+        return None
+    ratios = [
+        a["decode_tok_s"] / b["decode_tok_s"]
+        for a, b in zip(runs[top], runs[bottom], strict=True)
+        if b["decode_tok_s"]
+    ]
+    return statistics.median(ratios) if ratios else None
+
+
+def _median_ratio(medians: dict[str, dict[str, float]], top: str, bottom: str) -> float | None:
+    if top not in medians or bottom not in medians or not medians[bottom]["decode_tok_s"]:
+        return None
+    return medians[top]["decode_tok_s"] / medians[bottom]["decode_tok_s"]
+
+
+RATIOS = {
+    "sweepbench/raw": ("sweepbench", "raw"),
+    "sweepbench-busy/sweepbench": ("sweepbench-busy", "sweepbench"),
+    "raw-busy/raw": ("raw-busy", "raw"),
+}
+"""The ratios reported, each as (top arm, bottom arm)."""
+
+
 def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
     import llama_cpp
 
     settings = _settings(args.model)
-    runs: dict[str, list[dict[str, Any]]] = {arm: [] for arm in ARMS}
+    arms = tuple(args.arms)
+    runs: dict[str, list[dict[str, Any]]] = {arm: [] for arm in arms}
     for rep in range(args.reps):
-        order = ARMS if rep % 2 == 0 else ARMS[::-1]
+        order = arms[rep % len(arms) :] + arms[: rep % len(arms)]
         for arm in order:
             result = _run_worker(arm, settings, args.tokens)
             runs[arm].append(result)
+            threads = f" threads {result['threads_end']}" if "threads_end" in result else ""
             print(
-                f"  rep {rep + 1}/{args.reps} {arm:<10} {result['decode_tok_s']:6.1f} tok/s "
-                f"ttft {result['ttft_s'] * 1000:6.1f} ms  ({result['tokens']} tokens)",
+                f"  rep {rep + 1}/{args.reps} {arm:<16} {result['decode_tok_s']:6.1f} tok/s "
+                f"ttft {result['ttft_s'] * 1000:7.1f} ms  ({result['tokens']} tokens){threads}",
                 file=sys.stderr,
             )
     medians = {
@@ -231,13 +288,21 @@ def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
             key: _median(runs[arm], key)
             for key in ("load_s", "ttft_s", "decode_tok_s", "peak_rss_mb", "tokens")
         }
-        for arm in ARMS
+        for arm in arms
     }
-    paired = [
-        s["decode_tok_s"] / r["decode_tok_s"]
-        for r, s in zip(runs["raw"], runs["sweepbench"], strict=True)
-        if r["decode_tok_s"]
-    ]
+    ratios = {
+        name: {
+            "of_medians": _median_ratio(medians, top, bottom),
+            "median_paired": _paired_ratio(runs, top, bottom),
+        }
+        for name, (top, bottom) in RATIOS.items()
+        if top in runs and bottom in runs
+    }
+    same_text = None
+    if "raw" in runs and "sweepbench" in runs:
+        same_text = all(
+            r["text"] == s["text"] for r, s in zip(runs["raw"], runs["sweepbench"], strict=True)
+        )
     return {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": {
@@ -248,15 +313,16 @@ def orchestrate(args: argparse.Namespace) -> dict[str, Any]:
         },
         "settings": {**settings, "tokens": args.tokens, "reps": args.reps, "prompt": PROMPT},
         "median": medians,
-        "ratio_decode": medians["sweepbench"]["decode_tok_s"] / medians["raw"]["decode_tok_s"],
-        "ratio_decode_paired_median": statistics.median(paired) if paired else None,
-        "same_text": all(
-            r["text"] == s["text"] for r, s in zip(runs["raw"], runs["sweepbench"], strict=True)
-        ),
+        "ratios": ratios,
+        "same_text": same_text,
         "runs": {
-            arm: [{k: v for k, v in r.items() if k != "text"} for r in runs[arm]] for arm in ARMS
+            arm: [{k: v for k, v in r.items() if k != "text"} for r in runs[arm]] for arm in arms
         },
     }
+
+
+def _fmt(ratio: float | None) -> str:
+    return "n/a" if ratio is None else f"{ratio:.3f}"
 
 
 def print_table(report: dict[str, Any]) -> None:
@@ -265,18 +331,27 @@ def print_table(report: dict[str, Any]) -> None:
         f"{settings['model']}, {settings['tokens']} tokens, {settings['threads']} threads, "
         f"n_ctx {settings['n_ctx']}, median of {settings['reps']} runs per arm"
     )
-    print(f"{'arm':<12}{'load s':>8}{'TTFT ms':>10}{'decode tok/s':>14}{'peak RSS MB':>13}")
-    for arm in ARMS:
-        row = median[arm]
+    print(f"{'arm':<18}{'load s':>8}{'TTFT ms':>10}{'decode tok/s':>14}{'peak RSS MB':>13}")
+    for arm, row in median.items():
         print(
-            f"{arm:<12}{row['load_s']:>8.2f}{row['ttft_s'] * 1000:>10.1f}"
+            f"{arm:<18}{row['load_s']:>8.2f}{row['ttft_s'] * 1000:>10.1f}"
             f"{row['decode_tok_s']:>14.1f}{row['peak_rss_mb']:>13.0f}"
         )
-    paired = report["ratio_decode_paired_median"]
-    print(
-        f"decode ratio sweepbench/raw: {report['ratio_decode']:.3f} (median of per-rep ratios "
-        f"{paired:.3f}); same text in both arms: {report['same_text']}"
-    )
+    for name, ratio in report["ratios"].items():
+        print(
+            f"decode ratio {name}: {_fmt(ratio['of_medians'])} "
+            f"(median of per-rep ratios {_fmt(ratio['median_paired'])})"
+        )
+    if report["same_text"] is not None:
+        print(f"same text in the raw and sweepbench arms: {report['same_text']}")
+
+
+def _arms(text: str) -> tuple[str, ...]:
+    arms = tuple(a.strip() for a in text.split(",") if a.strip())
+    unknown = [a for a in arms if a not in ARMS]
+    if unknown or not arms:
+        raise argparse.ArgumentTypeError(f"arms are {', '.join(ARMS)}; got {text!r}")
+    return arms
 
 
 def main() -> None:
@@ -285,7 +360,13 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=256, help="tokens to decode (256)")
     parser.add_argument("--model", default=MODEL, help=f"catalogue id (default {MODEL})")
     parser.add_argument("--json", type=Path, help="also write the results to this file")
-    parser.add_argument("--worker", choices=ARMS, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--arms",
+        type=_arms,
+        default=DEFAULT_ARMS,
+        help=f"comma-separated, of {', '.join(ARMS)} (default {','.join(DEFAULT_ARMS)})",
+    )
+    parser.add_argument("--worker", choices=("raw", "sweepbench"), help=argparse.SUPPRESS)
     parser.add_argument("--model-path", help=argparse.SUPPRESS)
     parser.add_argument("--n-ctx", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--threads", type=int, help=argparse.SUPPRESS)

@@ -6,8 +6,9 @@ Callers ask the catalogue, never ``model.startswith(...)``. Prices live in
 
 from __future__ import annotations
 
+import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import cache
 from importlib import resources
@@ -18,6 +19,12 @@ from sweepbench.errors import UserError
 from sweepbench.settings import home, read_toml
 
 EFFORT_LEVELS: tuple[str, ...] = ("none", "low", "medium", "high", "xhigh", "max")
+
+LOCAL_CONTEXT_ENV = "SWEEPBENCH_LOCAL_CTX"
+LOCAL_CONTEXT_CAP = 4096
+"""Context (KV cache) the embedded model allocates when its window is larger: 4096 tokens cost
+~90 MB for SmolLM2-135M instead of ~190 MB for its full 8192, and sweep prompts are short."""
+LOCAL_CONTEXT_MIN = 64
 
 
 @dataclass(frozen=True)
@@ -92,7 +99,7 @@ def _info_from_table(provider: str, name: str, spec: dict[str, Any]) -> ModelInf
         return None if value is None else Decimal(str(value))
 
     gguf = spec.get("gguf_path")
-    return ModelInfo(
+    info = ModelInfo(
         provider=provider,
         name=name,
         label=str(spec.get("label", name)),
@@ -107,6 +114,43 @@ def _info_from_table(provider: str, name: str, spec: dict[str, Any]) -> ModelInf
         gguf_path=Path(gguf).expanduser() if gguf else None,
         gguf_package=spec.get("gguf_package"),
         gguf_file=spec.get("gguf_file"),
+    )
+    return with_local_limits(info) if provider == "local" else info
+
+
+def local_context_cap(*, strict: bool = True) -> int:
+    """The context the embedded model allocates at most: ``SWEEPBENCH_LOCAL_CTX``, else 4096.
+
+    A value that is not a whole number of at least 64 is a UserError when ``strict`` (the
+    local model refuses to load with it), else the default is reported (listing models must
+    not fail over one bad setting)."""
+    raw = os.environ.get(LOCAL_CONTEXT_ENV, "").strip()
+    if not raw:
+        return LOCAL_CONTEXT_CAP
+    try:
+        value = int(raw)
+    except ValueError:
+        value = None
+    if value is not None and value >= LOCAL_CONTEXT_MIN:
+        return value
+    if not strict:
+        return LOCAL_CONTEXT_CAP
+    if value is None:
+        raise UserError(f"{LOCAL_CONTEXT_ENV} must be a whole number, got {raw!r}")
+    raise UserError(f"{LOCAL_CONTEXT_ENV} must be at least {LOCAL_CONTEXT_MIN}, got {value}")
+
+
+def with_local_limits(info: ModelInfo) -> ModelInfo:
+    """A local model's limits as loaded: the context window capped at
+    :func:`local_context_cap`, and no more output (or default output) than that window."""
+    cap = local_context_cap(strict=False)
+    window = min(info.context_window or cap, cap)
+    output = min(info.max_output_tokens or window, window)
+    return replace(
+        info,
+        context_window=window,
+        max_output_tokens=output,
+        default_max_tokens=min(info.default_max_tokens, output),
     )
 
 

@@ -17,16 +17,22 @@ How a call runs:
   skipped.
 * The prompt is built with the model's own chat template, read from the GGUF metadata.
 * ``response_format`` (a JSON schema) becomes a llama.cpp grammar, so even a 135M model emits
-  JSON that parses and has the required fields.
+  JSON that parses and has the required fields; its strings can hold no raw control character
+  (:func:`json_grammar`).
+* Threads: one per core that other processes leave free, at most 2, chosen at the start of
+  every call and re-checked four times a second while it decodes
+  (:mod:`sweepbench.models.local_threads`). Two threads decode ~1.5x faster than one on a
+  quiet 2-core machine, but many times slower as soon as another process keeps a core busy
+  (llama.cpp's threads wait for each other at every step). Figures: ``benchmarks/README.md``.
+* A call whose output fills the loaded context ends ``max_tokens`` with provider reason
+  ``context_full`` (:data:`CONTEXT_FULL`), not ``length``: raising max tokens would not help.
 
-Knobs (environment): ``SWEEPBENCH_LOCAL_THREADS`` (threads for decode and prompt, default 2),
-``SWEEPBENCH_LOCAL_CTX`` (context cap, default 4096), ``SWEEPBENCH_LOCAL_SEED`` (a fixed
-sampling seed: the same prompt and settings give the same answer; unset: a fresh seed),
-``SWEEPBENCH_LOCAL_REPACK=1`` (let llama.cpp repack weights into its extra CPU buffer types;
-off by default, see :func:`_load`).
-Two threads decode ~1.45x faster than one on a quiet 2-core machine, but 2x slower than one
-as soon as another process keeps a core busy: on a shared machine set the threads to 1.
-Figures: ``benchmarks/README.md``.
+Knobs (environment): ``SWEEPBENCH_LOCAL_THREADS`` (a fixed thread count for decode and prompt;
+unset: chosen as above), ``SWEEPBENCH_LOCAL_CTX`` (context cap, default 4096: the catalogue
+reports the capped window, see :func:`sweepbench.models.catalog.local_context_cap`),
+``SWEEPBENCH_LOCAL_SEED`` (a fixed sampling seed: the same prompt and settings give the same
+answer; unset: a fresh seed), ``SWEEPBENCH_LOCAL_REPACK=1`` (let llama.cpp repack weights into
+its extra CPU buffer types; off by default, see :func:`_load`).
 """
 
 from __future__ import annotations
@@ -60,19 +66,26 @@ from sweepbench.models.base import (
     Usage,
     UsageEvent,
 )
-from sweepbench.models.catalog import ModelInfo
+from sweepbench.models.catalog import (
+    LOCAL_CONTEXT_CAP,
+    LOCAL_CONTEXT_ENV,
+    ModelInfo,
+    local_context_cap,
+)
+from sweepbench.models.local_threads import ThreadGovernor, usable_cores
 
 THREADS_ENV: Final = "SWEEPBENCH_LOCAL_THREADS"
-CONTEXT_ENV: Final = "SWEEPBENCH_LOCAL_CTX"
+CONTEXT_ENV: Final = LOCAL_CONTEXT_ENV
 REPACK_ENV: Final = "SWEEPBENCH_LOCAL_REPACK"
 SEED_ENV: Final = "SWEEPBENCH_LOCAL_SEED"
 
 DEFAULT_THREADS: Final = 2
-"""Threads for decode *and* prompt processing. Measured on 2 cores: more threads than cores (or
-two generations each using all cores) collapses throughput."""
-CONTEXT_CAP: Final = 4096
-"""Context (KV cache) size used when the catalogue's window is larger: 4096 tokens cost ~90 MB
-for SmolLM2-135M instead of ~190 MB for its full 8192, and sweep prompts are short."""
+"""Most threads for decode *and* prompt processing (fewer when cores are taken). Measured on 2
+cores: more threads than free cores collapses throughput."""
+CONTEXT_CAP: Final = LOCAL_CONTEXT_CAP
+CONTEXT_FULL: Final = "context_full"
+"""The provider reason of a call stopped because prompt and output filled the loaded context
+(its stop reason is ``max_tokens``): a larger budget would not have helped."""
 
 DEFAULT_TEMPERATURE: Final = 0.2
 """Used when the request leaves temperature unset. This is SmolLM2-Instruct's own recommended
@@ -152,15 +165,27 @@ def _env_int(name: str, default: int, *, minimum: int = 1) -> int:
     return value
 
 
+def fixed_threads() -> int | None:
+    """``SWEEPBENCH_LOCAL_THREADS`` when set (a fixed count), else None (chosen per call)."""
+    return _env_int(THREADS_ENV, 0) or None
+
+
 def default_threads() -> int:
-    """Threads per generation: ``SWEEPBENCH_LOCAL_THREADS``, else 2 (fewer on a 1-core box)."""
-    return _env_int(THREADS_ENV, min(DEFAULT_THREADS, os.cpu_count() or 1))
+    """The most threads a generation uses: ``SWEEPBENCH_LOCAL_THREADS``, else 2 (fewer on a
+    1-core box). Without the variable, fewer are used while other processes take cores."""
+    return fixed_threads() or min(DEFAULT_THREADS, usable_cores())
+
+
+def thread_governor() -> ThreadGovernor:
+    """The thread chooser of a model being loaded (fixed when the variable says so)."""
+    fixed = fixed_threads()
+    return ThreadGovernor(fixed or default_threads(), fixed=fixed is not None)
 
 
 def context_size(info: ModelInfo) -> int:
     """The context to allocate: the catalogue's window capped at ``SWEEPBENCH_LOCAL_CTX``
     (default 4096)."""
-    cap = _env_int(CONTEXT_ENV, CONTEXT_CAP, minimum=64)
+    cap = local_context_cap()
     return min(info.context_window or cap, cap)
 
 
@@ -213,13 +238,17 @@ class _Engine:
     calls it.
     """
 
-    def __init__(self, llama: Any, path: Path, n_ctx: int, threads: int, load_s: float) -> None:
+    def __init__(
+        self, llama: Any, path: Path, n_ctx: int, threads: ThreadGovernor, load_s: float
+    ) -> None:
         from llama_cpp import llama_chat_format
 
         self.llama = llama
         self.path = path
         self.n_ctx = n_ctx
         self.threads = threads
+        """Chooses the thread count per call and while decoding."""
+        self._applied = threads.threads
         self.load_s = load_s
         """Seconds the load took (reported by benchmarks)."""
         self.closed = False
@@ -343,11 +372,14 @@ class _Engine:
                 provider=PROVIDER,
             )
         budget = min(job.max_tokens, room)
+        full_reason = CONTEXT_FULL if budget < job.max_tokens else "length"
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         piece_of, emit, stop = self.piece, job.emit, job.stop
         generated = 0
         reason: StopReason = "max_tokens"
-        provider_reason = "length"
+        provider_reason = full_reason
+        review = self.threads.review
+        self._use_threads(self.threads.start())
         seed = os.environ.get(SEED_ENV, "").strip()
         if seed.isdigit():  # reproducible sampling for tests and demos; unset: a fresh seed
             self.llama.set_seed(int(seed))
@@ -377,12 +409,20 @@ class _Engine:
                 if stop.is_set():
                     reason, provider_reason = "cancelled", "cancelled"
                     break
+                if (threads := review()) is not None:
+                    self._use_threads(threads)
         finally:
             tokens.close()
         tail = decoder.decode(b"", final=True)
         if tail:
             emit(tail)
         return _Done(reason, provider_reason, len(prompt), generated)
+
+    def _use_threads(self, threads: int) -> None:
+        """Decode (and evaluate prompts) with ``threads`` threads from the next step on."""
+        if threads != self._applied:
+            self.llama._ctx.set_n_threads(threads, threads)
+            self._applied = threads
 
 
 _engines: dict[tuple[Path, int], _Engine] = {}
@@ -404,7 +444,8 @@ def _load(path: Path, n_ctx: int) -> _Engine:
                 "the local model needs llama.cpp bindings: pip install llama-cpp-python"
             ) from None
         _check_gguf(path)
-        threads = default_threads()
+        governor = thread_governor()
+        threads = governor.threads
         repack = os.environ.get(REPACK_ENV, "").strip() not in ("", "0")
         # Weight repacking into llama.cpp's extra CPU buffer types (AMX, AVX-512 layouts) is
         # off by default: a build compiled on a VM whose CPU advertises AMX without granting
@@ -433,7 +474,7 @@ def _load(path: Path, n_ctx: int) -> _Engine:
             raise UserError(f"llama.cpp could not load the weights file {path}: {exc}") from exc
         finally:
             llama_capi.llama_model_default_params = original_defaults
-        engine = _Engine(llama, path, n_ctx, threads, time.perf_counter() - started)
+        engine = _Engine(llama, path, n_ctx, governor, time.perf_counter() - started)
         _engines[key] = engine
         return engine
 
@@ -459,13 +500,38 @@ def _stop_all() -> None:
         engine.shutdown(stop_running=True, timeout=2.0)
 
 
+JSON_CHAR_RULE: Final = (
+    r'char ::= [^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] '
+    r"[0-9a-fA-F] [0-9a-fA-F])"
+)
+"""One character inside a JSON string, as JSON defines it: anything but a quote, a backslash
+or a control character (U+0000-U+001F, and DEL), or an escape. llama-cpp-python's converter
+writes ``[^"\\]`` here, which lets a model put a raw newline or tab inside a string: text no
+JSON parser reads ("Invalid control character")."""
+JSON_DOT_RULE: Final = r"dot ::= [^\x00-\x1F\x7F]"
+"""Any character of a ``pattern``'s ``.``, control characters excluded (the converter's own
+excludes only CR and LF)."""
+
+
+def json_grammar(schema_json: str) -> str:
+    """The GBNF text of a JSON schema, with strings that hold no raw control characters.
+    Raises what llama-cpp-python's converter raises for a schema it cannot convert."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    rules = json_schema_to_gbnf(schema_json).splitlines()
+    fixed = {"char": JSON_CHAR_RULE, "dot": JSON_DOT_RULE}
+    return "\n".join(fixed.get(rule.split(" ::= ", 1)[0], rule) for rule in rules) + "\n"
+
+
 @lru_cache(maxsize=32)
 def _grammar(schema_json: str) -> Any:
-    """A llama.cpp grammar for a JSON schema (built once per schema)."""
+    """A llama.cpp grammar for a JSON schema (built once per schema). The schema's JSON keeps
+    its key order: the grammar has the model write properties in that order, and a small model
+    writes better JSON when what an element is comes before how it looks."""
     from llama_cpp.llama_grammar import LlamaGrammar
 
     try:
-        return LlamaGrammar.from_json_schema(schema_json, verbose=False)
+        return LlamaGrammar.from_string(json_grammar(schema_json), verbose=False)
     except Exception as exc:  # the converter raises bare Exception/ValueError/KeyError
         raise UserError(f"response_format is not a JSON schema llama.cpp supports: {exc}") from exc
 
@@ -480,7 +546,7 @@ class LocalModel(Model):
         effort = super().check(request)
         resolve_weights(self.info)
         if request.settings.response_format is not None:
-            _grammar(json.dumps(request.settings.response_format, sort_keys=True))
+            _grammar(json.dumps(request.settings.response_format))
         return effort
 
     async def _stream(self, request: Request, effort: str | None) -> AsyncGenerator[Event, None]:
@@ -514,7 +580,7 @@ class LocalModel(Model):
                 messages=request.messages,
                 max_tokens=self.max_tokens(request),
                 temperature=DEFAULT_TEMPERATURE if temperature is None else max(temperature, 0),
-                grammar=None if schema is None else _grammar(json.dumps(schema, sort_keys=True)),
+                grammar=None if schema is None else _grammar(json.dumps(schema)),
                 stop=stop,
                 emit=emit,
             )
