@@ -11,7 +11,7 @@ from sweepbench.artifacts.sculpture import clamp, structure
 from sweepbench.artifacts.sculpture.expand import expand
 from sweepbench.artifacts.sculpture.glb import TooLarge, build_glb
 from sweepbench.artifacts.sculpture.manifest import ManifestError, loads, stamp
-from sweepbench.artifacts.sculpture.metrics import blend, blend_words, glb_metrics
+from sweepbench.artifacts.sculpture.metrics import blend, blend_words, distinct, glb_metrics
 from sweepbench.artifacts.sculpture.parser import AnswerError, PartsParser, parse_answer, salvage
 from sweepbench.artifacts.sculpture.prompts import PROMPTS
 from sweepbench.artifacts.sculpture.schema import SCHEMAS
@@ -66,15 +66,19 @@ def lenient(data: Any) -> tuple[dict[str, Any], list[str]]:
 
 
 def render(manifest: dict[str, Any], notes: list[str]) -> ArtifactOutcome:
-    """Expand, write the .glb and measure it; ``notes`` gains the world-position clamps."""
-    placements, moved = expand(manifest)
-    notes = [*notes, *moved]
+    """Expand, drop parts that are copies of another at the same place, write the .glb and
+    measure it; ``notes`` gains the world-position clamps and the copies dropped."""
+    expanded, moved = expand(manifest)
+    placements, copies = distinct(expanded)
+    clamps = [*notes, *moved]
+    notes = [*clamps, *copies]
     try:
         glb = build_glb(placements)
     except TooLarge as exc:
         return ArtifactOutcome(ok=False, reason=str(exc), notes=notes, artifact=manifest)
     metrics = glb_metrics(glb)
-    metrics["clamped"] = len(notes)
+    metrics["clamped"] = len(clamps)
+    metrics["copies_dropped"] = len(expanded) - len(placements)
     metrics["blend"] = blend(placements)
     metrics["blend_text"] = blend_words(metrics["blend"])
     return ArtifactOutcome(

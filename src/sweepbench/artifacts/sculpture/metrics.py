@@ -1,6 +1,8 @@
 """Sculpture metrics (spec artifacts.md §3.13), taken from the artifact itself: palette and
 triangles are read back from the built .glb, and the blend rate comes from the world-space
-bounding boxes of the same meshes the .glb holds."""
+bounding boxes of the same meshes the .glb holds. Parts that coincide exactly with an earlier
+part (same shape, size, position and rotation) are copies, not joints: :func:`distinct` drops
+them before the .glb is built, and :func:`blend` never pairs them."""
 
 from __future__ import annotations
 
@@ -15,6 +17,37 @@ from sweepbench.artifacts.sculpture.mesh import tessellate
 
 JOINT_GAP = 0.02
 """Boxes at most this far apart (metres) read as joined."""
+SAME_PLACE = 6
+"""Decimals (micrometres) to which two parts' numbers must agree to coincide."""
+
+Geometry = tuple[str, tuple[float, ...]]
+"""What a placement occupies: its shape and its rounded size, position and rotation."""
+
+
+def geometry(placement: Placement) -> Geometry:
+    """The space a placement fills; two with equal geometry draw one on top of the other."""
+    numbers = (*placement.size, *placement.position, *placement.quat)
+    return placement.shape, tuple(round(n, SAME_PLACE) + 0.0 for n in numbers)
+
+
+def distinct(placements: list[Placement]) -> tuple[list[Placement], list[str]]:
+    """The placements without exact copies of an earlier one, and a note per copied part
+    saying how many copies were dropped."""
+    first: dict[Geometry, int] = {}
+    copies: dict[int, int] = {}
+    kept: list[Placement] = []
+    for placement in placements:
+        index = first.setdefault(geometry(placement), len(kept))
+        if index == len(kept):
+            kept.append(placement)
+        else:
+            copies[index] = copies.get(index, 0) + 1
+    notes = [
+        f"{count} cop{'y' if count == 1 else 'ies'} of part {kept[index].name!r} at the same "
+        "place (same shape, size, position and rotation) dropped"
+        for index, count in copies.items()
+    ]
+    return kept, notes
 
 
 def glb_metrics(glb: bytes) -> dict[str, Any]:
@@ -53,12 +86,16 @@ def world_box(placement: Placement) -> tuple[np.ndarray[Any, Any], np.ndarray[An
 
 
 def blend(placements: list[Placement]) -> dict[str, Any]:
-    """The interpenetration report: of the part pairs within 2 cm (joints), how many overlap."""
+    """The interpenetration report: of the part pairs within 2 cm (joints), how many overlap.
+    A part that coincides with another is no joint of it."""
     boxes = [world_box(p) for p in placements]
+    shapes = [geometry(p) for p in placements]
     overlap_pairs: list[list[int]] = []
     gap_pairs: list[list[int]] = []
     for i, (amin, amax) in enumerate(boxes):
         for j in range(i + 1, len(boxes)):
+            if shapes[i] == shapes[j]:
+                continue
             bmin, bmax = boxes[j]
             separation = float(np.max(np.maximum(amin - bmax, bmin - amax)))
             if separation < 0:

@@ -103,9 +103,15 @@ def parse_answer(text: str) -> Any:
     try:
         return bounded_json_loads(candidate)
     except json.JSONDecodeError as exc:
-        raise AnswerError(f"{exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        raise AnswerError(where_json_failed(exc)) from None
     except TooDeep as exc:
         raise AnswerError(str(exc)) from None
+
+
+def where_json_failed(exc: json.JSONDecodeError) -> str:
+    """The parse error and its place: "Invalid control character at line 1 column 96" (some
+    of json's messages end in "at" already; it is not said twice)."""
+    return f"{exc.msg.removesuffix(' at')} at line {exc.lineno} column {exc.colno}"
 
 
 def salvage(text: str) -> tuple[Any, int]:
