@@ -32,6 +32,8 @@ from sweepbench.artifacts.excalidraw import (
 from sweepbench.artifacts.jsontext import drop_trailing_commas
 
 SVG_NS = "http://www.w3.org/2000/svg"
+BOX = '{"id": "a", "type": "rectangle", "x": 0, "y": 0, "width": 10, "height": 10}'
+"""The smallest element that draws something."""
 
 
 def el(**fields: Any) -> dict[str, Any]:
@@ -238,7 +240,7 @@ def test_prose_and_a_code_fence_before_the_json_are_ignored() -> None:
 
 
 def test_a_malformed_element_is_dropped_and_the_stream_goes_on() -> None:
-    text = '{"elements": [{"id": "a"}, {"id": "b", oops}, {"x": NaN}, {"id": "c"}, 7, "s{"]}'
+    text = f'{{"elements": [{BOX}, {{"id": "b", oops}}, {{"x": NaN}}, {{"id": "c"}}, 7, "s{{"]}}'
     stream = stream_all(text)
     assert [e["id"] for e in stream.elements] == ["a", "c"]
     assert stream.dropped == 2 and stream.closed
@@ -345,7 +347,15 @@ def test_unconvertible_values_are_kept_with_a_note() -> None:
 
 def test_missing_and_duplicate_ids_are_renamed_and_counted() -> None:
     text = json.dumps(
-        {"elements": [{"id": "a"}, {"id": "a"}, {"type": "text"}, {"id": ""}, {"id": 5}]}
+        {
+            "elements": [
+                {"id": "a"},
+                {"id": "a"},
+                {"type": "text", "text": "t"},
+                {"id": ""},
+                {"id": 5},
+            ]
+        }
     )
     stream = stream_all(text, seed=3)
     ids = [e["id"] for e in stream.elements]
@@ -390,7 +400,10 @@ def test_fallback_strips_fences_and_trailing_commas_and_fills_the_envelope() -> 
 
 
 def test_build_falls_back_when_the_stream_found_nothing() -> None:
-    text = '{"elements": [{"id": "a", "type": "rectangle", "x": 1,}, {"id": "b",},]}'
+    text = (
+        '{"elements": [{"id": "a", "type": "rectangle", "x": 1, "width": 5, "height": 5,}, '
+        '{"id": "b",},]}'
+    )
     assert stream_all(text).elements == []
     outcome = build(text, "end", "v1")
     assert outcome.ok
@@ -424,6 +437,7 @@ def test_a_complete_scene_is_ok() -> None:
     assert outcome.artifact == SCENE
     assert outcome.metrics == {
         "elements": 9,
+        "invisible": 0,
         "by_type": {"arrow": 2, "diamond": 1, "ellipse": 1, "freedraw": 1, "line": 1,
                     "rectangle": 1, "text": 2},
         "text_elements": 2,
@@ -447,14 +461,14 @@ def test_a_complete_scene_is_ok() -> None:
             NO_ELEMENTS,
         ),
         (
-            '{"elements": [{"id": "a"}, {"id": "b"',
+            f'{{"elements": [{BOX}, {{"id": "b"',
             "end",
             False,
             True,
             "the answer ended mid-element; 1 complete element kept",
         ),
         (
-            '{"elements": [{"id": "a"}, {"id": "b"',
+            f'{{"elements": [{BOX}, {{"id": "b"',
             "max_tokens",
             False,
             True,
@@ -467,11 +481,11 @@ def test_a_complete_scene_is_ok() -> None:
             False,
             "stop=max_tokens: the budget ran out before any element was complete",
         ),
-        ('{"elements": [{"id": "a"}', "cancelled", False, True, "stopped"),
+        (f'{{"elements": [{BOX}', "cancelled", False, True, "stopped"),
         ("", "cancelled", False, False, "stopped"),
         ("", "refusal", False, False, "refusal: the provider's safety system declined this "
          "request; nothing was generated"),
-        ('{"elements": [{"id": "a"}', "error", False, True, "stop=error; 1 complete element kept"),
+        (f'{{"elements": [{BOX}', "error", False, True, "stop=error; 1 complete element kept"),
         ("", "pause_turn", False, False, "stop=pause_turn"),
     ],
 )  # fmt: skip
@@ -483,19 +497,21 @@ def test_failures(text: str, stop: str, ok: bool, partial: bool, reason: str) ->
 
 
 def test_metrics() -> None:
+    line = {"points": [[0, 0], [10, 5]]}
     elements = [
-        {"type": "arrow", "startBinding": {"elementId": "a"}, "endBinding": None},
-        {"type": "arrow", "startBinding": None, "endBinding": {"elementId": "b"}},
-        {"type": "arrow", "startBinding": None, "endBinding": None},
-        {"type": "arrow"},
-        {"type": "line", "startBinding": {"elementId": "a"}},
-        {"type": "text"},
-        {"type": "text", "isDeleted": True},
+        {"type": "arrow", "startBinding": {"elementId": "a"}, "endBinding": None, **line},
+        {"type": "arrow", "startBinding": None, "endBinding": {"elementId": "b"}, **line},
+        {"type": "arrow", "startBinding": None, "endBinding": None, **line},
+        {"type": "arrow", **line},
+        {"type": "line", "startBinding": {"elementId": "a"}, **line},
+        {"type": "text", "text": "hi"},
+        {"type": "text", "text": "gone", "isDeleted": True},
         {"id": "no-type"},
     ]
     assert drawing_metrics(elements, 2) == {
-        "elements": 7,
-        "by_type": {"?": 1, "arrow": 4, "line": 1, "text": 1},
+        "elements": 6,
+        "invisible": 1,
+        "by_type": {"arrow": 4, "line": 1, "text": 1},
         "text_elements": 1,
         "bound_arrows": 2,
         "renamed_ids": 2,

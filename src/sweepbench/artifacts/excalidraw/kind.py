@@ -17,7 +17,8 @@ from sweepbench.artifacts.excalidraw.parser import (
 )
 from sweepbench.artifacts.excalidraw.prompt import SYSTEM_PROMPT_V1
 from sweepbench.artifacts.excalidraw.render import render_svg
-from sweepbench.artifacts.excalidraw.schema import SCENE_SCHEMA
+from sweepbench.artifacts.excalidraw.repair import draws_something
+from sweepbench.artifacts.excalidraw.schema import LOCAL_SCENE_SCHEMA
 from sweepbench.models.providers import grammar_providers
 
 NO_ELEMENTS = "the model returned no drawable elements"
@@ -59,7 +60,7 @@ def _build(text: str, stop_reason: str, rng: random.Random | None) -> ArtifactOu
         parsed = parse_response(text, None if seed is None else random.Random(seed))
         if parsed.scene is not None:
             scene, renamed, closed = parsed.scene, parsed.renamed, True
-            notes.extend(parsed.notes)
+            notes = list(parsed.notes)  # the whole answer again: the stream's notes repeat
         else:
             scene = fill_envelope(None, [], notes)
             if stop_reason == "end" and text.strip():
@@ -104,13 +105,17 @@ def _verdict(stop_reason: str, drawn: int, closed: bool, pending: bool) -> tuple
 
 
 def drawing_metrics(elements: Iterable[dict[str, Any]], renamed: int = 0) -> dict[str, Any]:
-    """Numbers read from the scene itself (§2.7): drawable elements (``isDeleted`` ones
-    excluded), counts per type, text elements, arrows bound at either end, renamed ids.
-    ``lost`` (elements expired from the in-flight buffer) belongs to the runner."""
-    live = [e for e in elements if e.get("isDeleted") is not True]
+    """Numbers read from the scene itself (§2.7): elements that draw something (not deleted,
+    not invisible: :func:`~sweepbench.artifacts.excalidraw.repair.draws_something`), counts
+    per type, text elements, arrows bound at either end, renamed ids, and ``invisible``: the
+    elements kept in the scene that draw nothing. ``lost`` (elements expired from the
+    in-flight buffer) belongs to the runner."""
+    present = [e for e in elements if e.get("isDeleted") is not True]
+    live = [e for e in present if draws_something(e)]
     by_type = Counter(str(e.get("type")) if e.get("type") is not None else "?" for e in live)
     return {
         "elements": len(live),
+        "invisible": len(present) - len(live),
         "by_type": dict(sorted(by_type.items())),
         "text_elements": by_type.get("text", 0),
         "bound_arrows": sum(
@@ -136,8 +141,9 @@ EXCALIDRAW = ArtifactKind(
         prompt_cap=4000,
     ),
     # Spec §2.1 sends drawings to remote models free (the stream parser tolerates prose
-    # around the JSON); the tiny local model gets SCENE_SCHEMA as a llama.cpp grammar.
-    response_schema=SCENE_SCHEMA,
+    # around the JSON); the tiny local model gets LOCAL_SCENE_SCHEMA (the scene cut down to
+    # what decides the drawing) as a llama.cpp grammar.
+    response_schema=LOCAL_SCENE_SCHEMA,
     schema_providers=grammar_providers(),
     item_noun="elements",
     parser=ElementStream,

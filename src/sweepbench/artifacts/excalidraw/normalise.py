@@ -1,9 +1,12 @@
 """Normalisation of each element a model wrote (spec artifacts.md §2.5).
 
 Models write almost-Excalidraw: numbers as strings, ``"null"`` for null, ids missing or
-repeated. Each element is repaired field by field, never dropped here, and every conversion
-or rename is written down as a note. Missing bookkeeping fields get Excalidraw's defaults
-silently (they are not the model's claims, just the file format's).
+repeated, opacity on a 0-1 scale. Each element is repaired field by field, and every
+conversion or rename is written down as a note. Missing bookkeeping fields get Excalidraw's
+defaults silently (they are not the model's claims, just the file format's). Calling the
+normaliser never drops an element; :meth:`Normaliser.admit` also drops, with a note, the
+elements that would draw nothing new (blank texts, repeats: :mod:`.repair`), and turns a
+shape's ``label`` into the text element bound to it.
 
 Randomness (replacement ids, missing seeds) comes from an injectable :class:`random.Random`.
 The default is seeded with a constant, so the same answer always gives the same scene, and
@@ -16,6 +19,16 @@ import math
 import random
 from collections.abc import Callable
 from typing import Any
+
+from sweepbench.artifacts.excalidraw.repair import (
+    Place,
+    Pruner,
+    label_text,
+    move_off,
+    rescale_opacity,
+    restore_text,
+    shape_label,
+)
 
 DEFAULT_SEED = 0x5EED
 """Seed of the default generator: the same answer always normalises to the same scene."""
@@ -50,7 +63,8 @@ def new_rng(seed: int = DEFAULT_SEED) -> random.Random:
 class Normaliser:
     """Repairs the elements of one scene in order; remembers ids so duplicates are caught.
 
-    ``notes`` collects what was changed, ``renamed`` counts missing or duplicate ids.
+    ``notes`` collects what was changed, ``renamed`` counts missing or duplicate ids,
+    ``dropped`` the elements :meth:`admit` left out.
     """
 
     def __init__(self, rng: random.Random | None = None) -> None:
@@ -59,12 +73,50 @@ class Normaliser:
         self.notes: list[str] = []
         self.renamed = 0
         self.count = 0
+        self.dropped = 0
+        self._pruner = Pruner()
+        self._labelled: list[Place] = []
 
     def __call__(self, raw: dict[str, Any]) -> dict[str, Any]:
         """The repaired copy of one element (the input is not modified)."""
         self.count += 1
+        return self._repair(raw, _label(self.count, raw))
+
+    def admit(self, raw: dict[str, Any]) -> list[dict[str, Any]]:
+        """The repaired copy of the next element of a scene; none (with a note) when it would
+        draw nothing new (a blank text, a repeat of an earlier element); a shape with a
+        ``label`` comes with the text element that shows it."""
+        self.count += 1
+        where = _label(self.count, raw)
+        raw = restore_text(raw, where, self.notes)
+        reason = self._pruner.reason(raw, self.count)
+        if reason is not None:
+            self.notes.append(f"{where}: {reason}")
+            self.dropped += 1
+            return []
+        label = shape_label(raw)
+        if label is None:
+            return [self._repair(raw, where)]
+        shape = self._repair({k: v for k, v in raw.items() if k != "label"}, where)
+        move_off(shape, self._labelled, where, self.notes)
+        return [shape, self._label_text(shape, label, where)]
+
+    def _label_text(self, shape: dict[str, Any], label: str, where: str) -> dict[str, Any]:
+        """The text element of a shape's label, bound both ways, with a note."""
+        text_id = f"{shape['id']}-label"
+        if text_id in self.seen:
+            text_id = self.new_id()
+        text = self._repair(label_text(shape, label, text_id), where)
+        bound = shape.get("boundElements")
+        shape["boundElements"] = [
+            *(bound if isinstance(bound, list) else []),
+            {"id": text["id"], "type": "text"},
+        ]
+        self.notes.append(f"{where}: label {label[:40]!r} drawn as its text {text['id']!r}")
+        return text
+
+    def _repair(self, raw: dict[str, Any], where: str) -> dict[str, Any]:
         element = dict(raw)
-        where = _label(self.count, element)
         for key, value in list(element.items()):
             if not isinstance(value, str) or key in _TEXT_FIELDS:
                 continue
@@ -78,6 +130,7 @@ class Normaliser:
             self._convert(element, key, _to_int, where)
         for key in NUMBER_FIELDS:
             self._convert(element, key, _to_float, where)
+        rescale_opacity(element, where, self.notes)
         self._fix_id(element, where)
         self._fill_defaults(element)
         return element

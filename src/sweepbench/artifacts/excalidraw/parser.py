@@ -3,7 +3,8 @@ artifacts.md §2.4), or from the whole answer at once (§2.6).
 
 Both paths normalise every element (§2.5) and never raise on bad input: a malformed element
 is dropped, a malformed answer is an ``error`` string, a cut-off answer keeps the elements
-that completed before the cut.
+that completed before the cut. Both drop, with a note, elements that would draw nothing new
+(blank texts, repeats of an earlier element: :meth:`Normaliser.admit`).
 """
 
 from __future__ import annotations
@@ -146,9 +147,9 @@ class ElementStream:
         if not isinstance(value, dict):
             self.dropped += 1
             return
-        element = self.normalise(value)
-        self.elements.append(element)
-        out.append(element)
+        admitted = self.normalise.admit(value)
+        self.elements.extend(admitted)
+        out.extend(admitted)
 
 
 @dataclass
@@ -186,7 +187,7 @@ def parse_response(text: str, rng: random.Random | None = None) -> ParsedScene:
     kept: list[dict[str, Any]] = []
     for index, item in enumerate(elements, start=1):
         if isinstance(item, dict):
-            kept.append(normalise(item))
+            kept.extend(normalise.admit(item))
         else:
             notes.append(f"item {index} of elements is not an object; dropped")
     scene = fill_envelope(raw, kept, notes)
