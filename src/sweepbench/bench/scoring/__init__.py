@@ -22,6 +22,12 @@ from sweepbench.bench.scoring.registry import (
     scorer_names,
     unknown_scorer_text,
 )
+from sweepbench.bench.scoring.versions import (
+    DEFAULT_SCORING_VERSION,
+    SCORING_VERSIONS,
+    ScoringVersion,
+    using_rules,
+)
 
 # Importing the scorer modules registers their scorers (rule scorers are listed in this order).
 # isort: off
@@ -35,10 +41,13 @@ SCORERS = scorer_names()
 """Every built-in scorer's name (:func:`scorer_names` also has any registered later)."""
 
 __all__ = [
+    "DEFAULT_SCORING_VERSION",
     "RULE_SCORERS",
     "SCORERS",
+    "SCORING_VERSIONS",
     "Score",
     "ScorerInfo",
+    "ScoringVersion",
     "UnknownScorerError",
     "find_scorer",
     "format_checker",
@@ -52,22 +61,29 @@ __all__ = [
 ]
 
 
-def score_answer(task: Task, item: Item, response: str) -> Score:
-    """Check ``response`` to ``item`` by the rule of ``task``. DataError for a task whose
-    scorer is not a rule (judged tasks) or whose item lacks what the rule needs."""
+def score_answer(
+    task: Task, item: Item, response: str, *, version: str = DEFAULT_SCORING_VERSION
+) -> Score:
+    """Check ``response`` to ``item`` by the rule of ``task``, read by the scoring ``version``
+    (:mod:`.versions`). DataError for a task whose scorer is not a rule (judged tasks) or whose
+    item lacks what the rule needs."""
     info = find_scorer(task.scorer)
     if info is None:
         raise UnknownScorerError(f"task {task.id}: {unknown_scorer_text(task.scorer)}")
-    return info.score(task, item, response)
+    with using_rules(version):
+        return info.score(task, item, response)
 
 
-def format_checker(task: Task, item: Item) -> Callable[[str], bool] | None:
+def format_checker(
+    task: Task, item: Item, *, version: str = DEFAULT_SCORING_VERSION
+) -> Callable[[str], bool] | None:
     """For choice tasks, a check that an answer has an extractable letter (spec §10.3: a
-    reply without one gets one reminder); None for other tasks."""
+    reply without one gets one reminder), by the scoring ``version``; None for other tasks."""
     info = find_scorer(task.scorer)
     if info is None or info.format_check is None:
         return None
-    return info.format_check(task, item)
+    with using_rules(version):
+        return info.format_check(task, item)
 
 
 def retries_when_cut(task: Task) -> bool:

@@ -5,6 +5,15 @@ characters to ASCII, markdown characters removed, whitespace collapsed) and trie
 first, against: (1) a whole line ``PREFIX[:] [(]LETTER[)][.]``; (2) the loose form ``PREFIX:
 LETTER<separator>text`` (``ANSWER: B) Robbery, because…``). If no line matches, (3) a last line
 that is only a letter (optionally bracketed) is accepted.
+
+The scoring version (:mod:`.versions`) decides the looseness. Replicated (ELBench's): the loose
+form takes a letter of either case and any word after a space (``ANSWER: D because…`` is D, but
+``ANSWER: I think it is G`` is I and ``ANSWER: B or C`` is B); full-width letters (``Ｄ``) and a
+prefix without its space (``FinalAnswer:``) are not read; omni does not read the ``FINAL ANSWER``
+prefix (its format check does). Corrected: a space after the letter must be followed by a
+capitalised word or ``because``/``since``/``as``/``is``/``which``; full-width letters,
+``FinalAnswer`` and omni's ``FINAL ANSWER`` are read. Both read a lower-case letter with a
+bracket or stop after it (``Answer: d) Robbery``) and omni's ``答案：a``.
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ from functools import lru_cache
 from sweepbench.bench.items import Item, Task
 from sweepbench.bench.scoring.base import Score
 from sweepbench.bench.scoring.registry import FormatCheck, scorer
+from sweepbench.bench.scoring.versions import ScoringRules, active_rules
 from sweepbench.errors import DataError
 
 EN_PREFIXES: tuple[str, ...] = ("FINAL ANSWER", "ANSWER")
@@ -25,10 +35,14 @@ _LINES_READ = 3
 _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def _full_width_table() -> dict[int, str]:
-    """Map full-width ASCII variants (U+FF01–U+FF5E), the ideographic space and CJK brackets
-    and full stops to their ASCII forms."""
-    table = {code: chr(code - 0xFEE0) for code in range(0xFF01, 0xFF5F)}
+def _full_width_table(letters: bool = True) -> dict[int, str]:
+    """Map full-width ASCII variants (U+FF01–U+FF5E; without ``letters``, not the letters),
+    the ideographic space and CJK brackets and full stops to their ASCII forms."""
+    table = {
+        code: chr(code - 0xFEE0)
+        for code in range(0xFF01, 0xFF5F)
+        if letters or not chr(code - 0xFEE0).isalpha()
+    }
     table[0x3000] = " "
     for cjk, ascii_char in zip("。、【】「」『』〔〕〈〉《》", ".,[][][][]<><>", strict=True):
         table[ord(cjk)] = ascii_char
@@ -36,6 +50,7 @@ def _full_width_table() -> dict[int, str]:
 
 
 _FULL_WIDTH = _full_width_table()
+_FULL_WIDTH_NO_LETTERS = _full_width_table(letters=False)
 _MARKDOWN = re.compile(r"[*_`#>\-]+")
 _SPACES = re.compile(r"\s+")
 _SPACED_DASH = re.compile(r"(?<=\S)\s+[-–—]+\s+(?=\S)")
@@ -43,10 +58,10 @@ _OPEN = r"[(\[]"
 _CLOSE = r"[)\]]"
 
 
-def normalise_choice_line(line: str) -> str:
-    """One line made comparable: full-width → ASCII, markdown characters (``* _ ` # > -``)
-    removed, whitespace collapsed and stripped."""
-    text = line.translate(_FULL_WIDTH)
+def normalise_choice_line(line: str, *, full_width_letters: bool = True) -> str:
+    """One line made comparable: full-width → ASCII (letters too unless told not to),
+    markdown characters (``* _ ` # > -``) removed, whitespace collapsed and stripped."""
+    text = line.translate(_FULL_WIDTH if full_width_letters else _FULL_WIDTH_NO_LETTERS)
     text = _SPACED_DASH.sub(" : ", text)  # "B - robbery": a dash between words separates
     text = _MARKDOWN.sub(" ", text)
     return _SPACES.sub(" ", text).strip()
@@ -59,48 +74,87 @@ def _letter_class(choices: int) -> str:
     return f"[A-{_ALPHABET[choices - 1]}]"
 
 
-def _prefix_group(prefixes: Sequence[str]) -> str:
-    """An alternation of the normalised prefixes, longest first (so FINAL ANSWER wins)."""
+def _prefix_group(prefixes: Sequence[str], *, spaced: bool = False) -> str:
+    """An alternation of the normalised prefixes, longest first (so FINAL ANSWER wins); with
+    ``spaced``, a space in a prefix must be there (``FinalAnswer`` is not ``FINAL ANSWER``)."""
     cleaned = {normalise_choice_line(p) for p in prefixes if p.strip()}
     if not cleaned:
         raise ValueError("at least one answer prefix is needed")
     ordered = sorted(cleaned, key=len, reverse=True)
-    return "(?i:" + "|".join(re.escape(p).replace(r"\ ", r"\s*") for p in ordered) + ")"
+    space = r"\s+" if spaced else r"\s*"
+    return "(?i:" + "|".join(re.escape(p).replace(r"\ ", space) for p in ordered) + ")"
+
+
+_CONNECTORS = "because|since|as|is|which"
+"""Words that may follow the letter after a space in the corrected loose form."""
+
+
+def _loose_separator(rules: ScoringRules) -> str:
+    """What may follow the letter in the loose form: a bracket or stop; after a space, any word
+    (replicated) or a capitalised word or a connector such as ``because`` (corrected)."""
+    if rules.loose_prose_letter:
+        return rf"(?:\s*{_CLOSE}|\s*{_OPEN}|[.,:;]|\s+)"
+    return rf"(?:\s*{_CLOSE}|\s*{_OPEN}|[.,:;]|\s+(?![a-z])|\s+(?:{_CONNECTORS})\b)"
+
+
+def _loose_letter(letter: str, rules: ScoringRules) -> str:
+    """The loose form's letter: either case (replicated); else upper case, or lower case only
+    when a bracket or stop follows (``d) Robbery``, not ``a bit of both``)."""
+    if rules.loose_prose_letter:
+        return f"((?i:{letter}))"
+    return rf"({letter}|(?i:{letter})(?=\s*{_CLOSE}|[.,:;]))"
+
+
+def _multi_answer(letter: str) -> str:
+    """Several letters: capitals, run together or separated (``AC``, ``A,C``, ``A/C``), or
+    lower-case ones that are separated or alone (``a``, ``a,c``; not ``bad``)."""
+    upper = rf"{letter}(?:\s*[,/]?\s*{letter})*"
+    lower = rf"(?i:{letter}(?:\s*[,/]\s*{letter})*)"
+    return f"({upper}|{lower})"
 
 
 @lru_cache(maxsize=64)
 def _patterns(
-    choices: int, prefixes: tuple[str, ...], multi: bool
+    choices: int, prefixes: tuple[str, ...], multi: bool, rules: ScoringRules
 ) -> tuple[re.Pattern[str], re.Pattern[str] | None, re.Pattern[str]]:
     """The strict, loose (single letter only) and bare-letter patterns for one setting."""
     letter = _letter_class(choices)
-    # A lone letter may be lower-case ("Answer: b"). Letter runs (multi) and the loose form
-    # need upper case, so "Answer: a bit of both" or a last line "Bad." is not read as letters.
-    answer = rf"({letter}(?:\s*[,/]?\s*{letter})*)" if multi else f"((?i:{letter}))"
-    prefix = _prefix_group(prefixes)
+    # A lone letter may be lower-case ("Answer: b"); a bare last line of letters (multi) needs
+    # upper case, so a last line "Bad." is not read as letters.
+    answer = _multi_answer(letter) if multi else f"((?i:{letter}))"
+    prefix = _prefix_group(prefixes, spaced=rules.ascii_letters_only)
     tail = rf"\s*{_CLOSE}?\s*[.!?]*"
     strict = re.compile(rf"{prefix}\s*:?\s*{_OPEN}?\s*{answer}{tail}")
     loose = None
     if not multi:
-        # A space separator must not be followed by a lower-case word ("ANSWER: I think…").
-        separator = rf"(?:\s*{_CLOSE}|\s*{_OPEN}|[.,:;]|\s+(?![a-z]))"
-        loose = re.compile(rf"{prefix}\s*:?\s*{_OPEN}?\s*({letter}){separator}.+")
-    bare = re.compile(rf"{_OPEN}?\s*{answer}{tail}")
+        loose_letter = _loose_letter(letter, rules)
+        separator = _loose_separator(rules)
+        loose = re.compile(rf"{prefix}\s*:?\s*{_OPEN}?\s*{loose_letter}{separator}.+")
+    bare_answer = rf"({letter}(?:\s*[,/]?\s*{letter})*)" if multi else answer
+    bare = re.compile(rf"{_OPEN}?\s*{bare_answer}{tail}")
     return strict, loose, bare
 
 
-def _candidate_lines(text: str) -> list[str]:
+def _candidate_lines(text: str, rules: ScoringRules) -> list[str]:
     """The last three non-empty lines, normalised, last line first."""
     lines = [line for line in text.splitlines() if line.strip()][-_LINES_READ:]
-    return [normalise_choice_line(line) for line in reversed(lines)]
+    wide = not rules.ascii_letters_only
+    return [normalise_choice_line(line, full_width_letters=wide) for line in reversed(lines)]
 
 
-def _extract(text: str, choices: int, prefixes: Sequence[str], multi: bool) -> str | None:
+def _extract(
+    text: str,
+    choices: int,
+    prefixes: Sequence[str],
+    multi: bool,
+    rules: ScoringRules | None = None,
+) -> str | None:
     """The raw letter group found by the three accepted forms, or None."""
     if not text or not text.strip():
         return None
-    strict, loose, bare = _patterns(choices, tuple(prefixes), multi)
-    lines = _candidate_lines(text)
+    rules = rules or active_rules()
+    strict, loose, bare = _patterns(choices, tuple(prefixes), multi, rules)
+    lines = _candidate_lines(text, rules)
     for line in lines:
         match = strict.fullmatch(line) or (loose.fullmatch(line) if loose else None)
         if match:
@@ -125,12 +179,22 @@ def extract_choice(text: str, choices: int, prefixes: Sequence[str] = EN_PREFIXE
     return raw.upper() if raw else None
 
 
+def omni_prefixes(prefixes: Sequence[str], rules: ScoringRules) -> tuple[str, ...]:
+    """The prefixes omni's scorer reads: without ``FINAL ANSWER`` under ELBench's rules."""
+    if rules.omni_final_answer_prefix:
+        return tuple(prefixes)
+    return tuple(p for p in prefixes if p.strip().upper() != "FINAL ANSWER")
+
+
 def extract_choices(
-    text: str, choices: int = 4, prefixes: Sequence[str] = ZH_PREFIXES
+    text: str,
+    choices: int = 4,
+    prefixes: Sequence[str] = ZH_PREFIXES,
+    rules: ScoringRules | None = None,
 ) -> str | None:
     """The answer letters of ``text`` (``AC``, ``A,C``, ``A/C`` → ``AC``), de-duplicated in
     order of appearance; None when none can be found."""
-    raw = _extract(text, choices, prefixes, multi=True)
+    raw = _extract(text, choices, prefixes, multi=True, rules=rules)
     return _dedupe_letters(raw) if raw else None
 
 
@@ -170,7 +234,8 @@ def score_choice_multi(
     """1/pass when the extracted letters (de-duplicated, in order) equal the reference
     string exactly (the reference is de-duplicated the same way)."""
     expected = _dedupe_letters(reference.strip())
-    return _choice_score(extract_choices(response, choices, prefixes), expected, choices)
+    read = omni_prefixes(prefixes, active_rules())
+    return _choice_score(extract_choices(response, choices, read), expected, choices)
 
 
 # --- the registered scorers ------------------------------------------------------------------
@@ -191,15 +256,17 @@ def task_choices(task: Task, item: Item) -> int:
 
 
 def choice_format(task: Task, item: Item) -> FormatCheck:
-    """Whether an answer has an extractable letter (``choice``)."""
-    choices, prefixes = task_choices(task, item), task_prefixes(task, "en")
-    return lambda text: extract_choice(text, choices, prefixes) is not None
+    """Whether an answer has an extractable letter (``choice``), by the rules in force when
+    the check is built."""
+    choices, prefixes, rules = task_choices(task, item), task_prefixes(task, "en"), active_rules()
+    return lambda text: _extract(text, choices, prefixes, multi=False, rules=rules) is not None
 
 
 def choice_multi_format(task: Task, item: Item) -> FormatCheck:
-    """Whether an answer has extractable letters (``choice_multi``)."""
-    choices, prefixes = task_choices(task, item), task_prefixes(task, "zh")
-    return lambda text: extract_choices(text, choices, prefixes) is not None
+    """Whether an answer has extractable letters (``choice_multi``). Every prefix counts, even
+    where the scorer does not read ``FINAL ANSWER`` (as in ELBench)."""
+    choices, prefixes, rules = task_choices(task, item), task_prefixes(task, "zh"), active_rules()
+    return lambda text: extract_choices(text, choices, prefixes, rules) is not None
 
 
 @scorer("choice", format_check=choice_format, needs_reference=True, options=("choices", "prefixes"))

@@ -5,6 +5,13 @@ last number), normalised in the Qwen-Math style, and compared with the reference
 equality, then numbers, then element-wise for tuples and matrices, then symbolic equivalence
 with ``math_verify``.
 
+The scoring version (:mod:`.versions`) changes a few readings. Replicated (ELBench's): without a
+box, everything after the last case-exact marker is the answer (all lines, a trailing ``。``
+kept), bare unit words stay (``144 meters`` is not ``144``) and intervals match whatever their
+brackets (``[5,\\infty)`` is ``(5,\\infty)``). Corrected: the first line after a marker of any
+case, a final ``。`` dropped, ``144 meters`` read as ``144``, brackets must match. Both read
+number words, also above twenty (``forty-two``).
+
 ``math_verify`` bounds its work with ``signal.alarm``, which only works in the main thread. In
 the main thread it is used as it is; from any other thread the symbolic check runs in a small
 child process that is killed and restarted when a check overruns, so scoring can neither hang
@@ -27,6 +34,7 @@ from collections.abc import Callable
 from sweepbench.bench.items import Item, Task
 from sweepbench.bench.scoring.base import Score
 from sweepbench.bench.scoring.registry import scorer
+from sweepbench.bench.scoring.versions import active_rules
 
 SYMBOLIC_TIMEOUT_S = 5
 """Seconds one math_verify parse or comparison may take."""
@@ -40,6 +48,8 @@ _REPLY_TAG = "@@sweepbench-math:"
 _MINERVA = re.compile(r"final answer is \$(.+?)\$\.?\s*I hope", re.IGNORECASE | re.DOTALL)
 _BOX_START = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])")
 _ANSWER_MARKER = re.compile(r"he answer is|final answer is|答案是|answer\s*:", re.IGNORECASE)
+_EXACT_MARKER = re.compile(r"he answer is|final answer is|答案是|ANSWER:")
+"""ELBench's markers, case-exact ("The Answer Is 5" and "answer: 5" are not read)."""
 _THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _PLAIN_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:/\d+)?|-?\.\d+")
 _WRAPPERS = (("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"), ("**", "**"))
@@ -85,8 +95,21 @@ _EMPHASIS = re.compile(r"\*\*(.+?)\*\*|^\s*[*_]([^*_].*?)[*_](?=\s*[.。!]?\s*$)
 expression such as ``2*3`` is multiplication and stays)."""
 
 
+def _after_exact_marker(text: str) -> str | None:
+    """ELBench's reading: everything after the last case-exact marker, its lines joined."""
+    markers = list(_EXACT_MARKER.finditer(text))
+    if not markers:
+        return None
+    rest = text[markers[-1].end() :].lstrip(" :：\t")
+    joined = " ".join(line.strip() for line in rest.splitlines() if line.strip())
+    return joined or None
+
+
 def _after_marker(text: str) -> str | None:
-    """The first non-empty line after the last "answer is"/"答案是"/"ANSWER:" phrase."""
+    """The first non-empty line after the last "answer is"/"答案是"/"ANSWER:" phrase (any
+    case); under ELBench's rules, :func:`_after_exact_marker`."""
+    if active_rules().math_literal_answer:
+        return _after_exact_marker(text)
     markers = list(_ANSWER_MARKER.finditer(text))
     if not markers:
         return None
@@ -107,7 +130,9 @@ def _last_number(text: str) -> str | None:
 
 
 def _clean_extracted(answer: str) -> str:
-    """An extracted answer without surrounding ``$``, ``\\(…\\)``, ``**`` or a final full stop."""
+    """An extracted answer without surrounding ``$``, ``\\(…\\)``, ``**`` or a final full stop
+    (a final ``。`` stays under ELBench's rules)."""
+    stops = (".", "/") if active_rules().math_literal_answer else (".", "/", "。")
     answer = answer.strip()
     changed = True
     while changed and answer:
@@ -117,7 +142,7 @@ def _clean_extracted(answer: str) -> str:
             if wrapped and len(answer) > len(start) + len(end):
                 answer = answer[len(start) : -len(end)].strip()
                 changed = True
-        if answer.endswith((".", "/", "。")) and not answer.endswith("\\."):
+        if answer.endswith(stops) and not answer.endswith("\\."):
             answer = answer[:-1].rstrip()
             changed = True
     return answer
@@ -175,13 +200,44 @@ _BARE_DECIMAL = re.compile(r"(?<![\d}])\.(?=\d)")
 _THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _INT_LIST = re.compile(r"-?\d+(?:,-?\d+)+")
 _CHOICE = re.compile(r"\(?([A-Z])\)?")
-_NUMBER_WORDS = {
-    word: str(value)
+_UNITS = {
+    word: value
     for value, word in enumerate(
         "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+        "fifteen sixteen seventeen eighteen nineteen".split()
     )
 }
+_TENS = {
+    word: 10 * (index + 2)
+    for index, word in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())
+}
+_SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000}
+
+
+def _number_word_value(text: str) -> int | None:
+    """The integer an English number phrase names ("forty-two", "one hundred and five",
+    "two thousand"), or None when ``text`` is not only such words."""
+    words = [w for w in re.split(r"[\s-]+", text.strip().lower()) if w and w != "and"]
+    if not words:
+        return None
+    total, current = 0, 0
+    for word in words:
+        if word in _UNITS or word in _TENS:
+            current += _UNITS.get(word, 0) + _TENS.get(word, 0)
+        elif word == "hundred":
+            current = max(current, 1) * 100
+        elif word in _SCALES:
+            total += max(current, 1) * _SCALES[word]
+            current = 0
+        else:
+            return None
+    return total + current
+
+
+def _number_words(text: str) -> str:
+    """``text`` as digits when it is only a number phrase, else ``text``."""
+    value = _number_word_value(text)
+    return text if value is None else str(value)
 
 
 def _unwrap_braces(text: str) -> str:
@@ -192,8 +248,11 @@ def _unwrap_braces(text: str) -> str:
 
 
 def _drop_unit_words(text: str) -> str:
-    """``10\\text{ inches}`` → ``10``, ``5 cm`` → ``5``; other text is kept."""
+    """``10\\text{ inches}`` → ``10``, ``5 cm`` → ``5`` (ELBench's rules keep ``5 cm``); other
+    text is kept."""
     text = _TRAILING_UNIT.sub("", text)
+    if active_rules().math_literal_answer:
+        return text
     words = _NUMBER_THEN_WORDS.fullmatch(text.strip())
     return words.group(1) if words else text
 
@@ -225,7 +284,7 @@ def normalise_math_answer(answer: str) -> str:
     text = answer.strip().replace("\n", " ").replace("{,}", ",")
     text = _FRAC_VARIANT.sub(r"\\frac", _DROP.sub("", text))
     text = _TEXT_WRAPPER.sub(r"\1", _drop_unit_words(text)).strip()
-    text = _NUMBER_WORDS.get(text.lower(), text)
+    text = _number_words(text)
     assignment = _ASSIGNMENT.fullmatch(text)
     if assignment:
         text = assignment.group(1)
@@ -330,6 +389,12 @@ def _unordered_equal(predicted: list[str], expected: list[str], equal: Equal) ->
     return True
 
 
+def _brackets_agree(predicted: str, expected: str) -> bool:
+    """Whether two outer bracket pairs agree: the same kind, or any kind under ELBench's rules
+    (which read ``[5,\\infty)`` as ``(5,\\infty)``)."""
+    return predicted == expected or not active_rules().interval_brackets_matter
+
+
 def _structure_equal(prediction: str, reference: str, equal: Equal) -> bool | None:
     """Element-wise comparison of matrices, bracketed tuples/intervals and bare lists; None
     when neither side has such a structure."""
@@ -340,7 +405,7 @@ def _structure_equal(prediction: str, reference: str, equal: Equal) -> bool | No
         )
     pred_tuple, ref_tuple = _bracketed(prediction), _bracketed(reference)
     if pred_tuple and ref_tuple and (len(pred_tuple[1]) > 1 or len(ref_tuple[1]) > 1):
-        same_brackets = pred_tuple[0] == ref_tuple[0]
+        same_brackets = _brackets_agree(pred_tuple[0], ref_tuple[0])
         return same_brackets and _all_pairs_equal(pred_tuple[1], ref_tuple[1], equal)
     pred_list, ref_list = _split_top_level(prediction), _split_top_level(reference)
     if len(ref_list) > 1 and not ref_tuple and not pred_tuple:
@@ -495,10 +560,23 @@ _CHECKER = _CheckerProcess()
 atexit.register(_CHECKER.stop)
 
 
+_PROSE = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{4,}|[\u3000-\u303f\u4e00-\u9fff]")
+"""A word of four letters or more that is not a LaTeX command (``meters``, ``This``; not
+``xy``), or a Chinese character or mark."""
+
+
+def has_prose(answer: str) -> bool:
+    """Whether an answer holds words or Chinese text besides its mathematics (``\\text{}``
+    contents count as math); ELBench's symbolic parse fails on such answers."""
+    return _PROSE.search(_TEXT_WRAPPER.sub("", answer)) is not None
+
+
 def symbolic_equal(reference: str, prediction: str, *, numeric: bool = False) -> bool:
     """math_verify equivalence of two LaTeX answers (``numeric``: or values equal to a
     relative 1e-4), bounded by :data:`SYMBOLIC_TIMEOUT_S` in any thread. A check that times
     out, fails or is too long counts as not equal."""
+    if active_rules().math_literal_answer and has_prose(prediction):
+        return False
     if not reference or not prediction:
         return False
     if max(len(reference), len(prediction)) > MAX_SYMBOLIC_CHARS:
@@ -591,7 +669,7 @@ def aime_equal(prediction: str, reference: str) -> bool:
         return True
     pred_tuple, ref_tuple = _bracketed(pred), _bracketed(ref)
     if pred_tuple and ref_tuple:
-        same = pred_tuple[0] == ref_tuple[0]
+        same = _brackets_agree(pred_tuple[0], ref_tuple[0])
         return same and _all_pairs_equal(pred_tuple[1], ref_tuple[1], _aime_element_equal)
     pred_parts, ref_parts = _split_top_level(pred), _split_top_level(ref)
     return _all_pairs_equal(pred_parts, ref_parts, _aime_element_equal)

@@ -1,9 +1,14 @@
 """Select-all-that-apply scoring for SATAs (spec §13, teaching_harm).
 
-Every standalone capital letter A–G in the response is taken as a chosen option, in order of
-first appearance. This is ELBench's rule and it is kept for comparability even though it
-misfires on an English article "A" (spec §20 #11); the letters seen are recorded in the
-score's metadata so a surprising grade can be checked.
+Every standalone letter A–G in the response is taken as a chosen option, in order of first
+appearance; the letters seen are recorded in the score's metadata so a surprising grade can be
+checked. Two readings (:mod:`.versions`):
+
+- replicated (ELBench's): the reply is upper-cased and a letter needs Unicode word boundaries,
+  so a letter touching a Chinese character is lost ("我选择A和C" gives nothing) while a
+  lower-case "a, c" and an English article "a" count (spec §20 #11);
+- corrected: capital letters only, with no ASCII letter, digit or underscore either side
+  ("选A和C" gives A and C; "a" is not a letter choice). An article "A" still counts.
 """
 
 from __future__ import annotations
@@ -14,9 +19,17 @@ from functools import lru_cache
 from sweepbench.bench.items import Item, Task
 from sweepbench.bench.scoring.base import Score
 from sweepbench.bench.scoring.registry import scorer
+from sweepbench.bench.scoring.versions import active_rules
 
 DEFAULT_LETTERS = "ABCDEFG"
 PARTIAL_CREDIT = 0.5
+
+
+@lru_cache(maxsize=16)
+def _word_bounded(letters: str) -> re.Pattern[str]:
+    """A letter from ``letters`` between Unicode word boundaries (ELBench's ``\\b``: a
+    Chinese character is a word character, so "选A" has no boundary before A)."""
+    return re.compile(rf"\b([{re.escape(letters)}])\b")
 
 
 @lru_cache(maxsize=16)
@@ -27,10 +40,14 @@ def _standalone(letters: str) -> re.Pattern[str]:
 
 
 def letter_set(text: str, letters: str = DEFAULT_LETTERS) -> list[str]:
-    """The standalone capital letters of ``text`` that are in ``letters``, de-duplicated in
-    order of first appearance."""
+    """The standalone letters of ``text`` that are in ``letters`` (by the rules in force),
+    de-duplicated in order of first appearance."""
+    if active_rules().unicode_letter_bounds:
+        candidates = _word_bounded(letters.upper()).findall((text or "").upper())
+    else:
+        candidates = _standalone(letters).findall(text or "")
     found: list[str] = []
-    for letter in _standalone(letters).findall(text or ""):
+    for letter in candidates:
         if letter not in found:
             found.append(letter)
     return found

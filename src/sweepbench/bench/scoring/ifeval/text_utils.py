@@ -21,8 +21,10 @@ from langdetect.lang_detect_exception import LangDetectException
 _WORD_PATTERN = re.compile(r"\w+")
 _WHITESPACE_RUN = re.compile(r"\s+")
 # Characters the Penn Treebank tokenizer always splits off, plus "--" and a comma or colon that
-# is not inside a number ("1,000" and "10:30" stay one token).
-_TOKEN_SEPARATORS = re.compile(r"\s+|--|[;@#$%&?!()\[\]{}<>\"“”]|[,:](?!\d)|(?<!\d)[,:]")
+# is not inside a number ("1,000" and "10:30" stay one token). As nltk's word_tokenize (which
+# ELBench's IFEval uses) does, curly single quotes and the em dash split a word wherever they
+# are: "NASA’s" is NASA + s, "DON’T" is DON + T, "WORD—WORD" two words.
+_TOKEN_SEPARATORS = re.compile(r"\s+|--|[;@#$%&?!()\[\]{}<>\"“”‘’—]|[,:](?!\d)|(?<!\d)[,:]")
 _EDGE_QUOTES = "'`‘’"
 _CONTRACTION_SUFFIX = re.compile(r"^(.+?)((?:n't|'s|'re|'ve|'ll|'d|'m))$", re.IGNORECASE)
 

@@ -1,0 +1,100 @@
+"""Scoring versions: which reading rules the rule scorers apply.
+
+``replicated`` (the default of every run) reads answers as the original ELBench code does, so
+scores are comparable with the published ones, misreadings included. ``corrected`` fixes the
+misreadings that can be justified (letters next to Chinese characters, prose read as a letter,
+the omni ``FINAL ANSWER`` prefix, the math fallbacks, interval brackets). The version is part of
+a run's settings hash, so runs scored differently never share a hash nor a ranking.
+
+Scorers read the rules in force with :func:`active_rules`; :func:`using_rules` sets them for the
+duration of one scoring call (a context variable, so threads and tasks do not interfere). Outside
+any :func:`using_rules` block the corrected rules apply (the scorers' plain behaviour).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Final, Literal, get_args
+
+from sweepbench.errors import UserError
+
+ScoringVersion = Literal["replicated", "corrected"]
+"""The scoring versions a run may use."""
+SCORING_VERSIONS: Final[tuple[ScoringVersion, ...]] = get_args(ScoringVersion)
+DEFAULT_SCORING_VERSION: Final[ScoringVersion] = "replicated"
+"""The version a run uses unless told otherwise (ELBench's own rules, for comparability)."""
+
+
+@dataclass(frozen=True)
+class ScoringRules:
+    """The reading rules of one scoring version (True = ELBench's way)."""
+
+    version: ScoringVersion
+    unicode_letter_bounds: bool
+    """SATAs: the reply is upper-cased and letters need Unicode word boundaries (a letter
+    touching a Chinese character is lost; ``a`` and ``(c)`` count)."""
+    loose_prose_letter: bool
+    """Choice, loose form: any letter case and any word after a space (``ANSWER: I think…``
+    reads I, ``ANSWER: B or C`` reads B)."""
+    ascii_letters_only: bool
+    """Choice: full-width letters (``Ｄ``) and a prefix without its space (``FinalAnswer``)
+    are not read."""
+    omni_final_answer_prefix: bool
+    """omni: ``FINAL ANSWER`` is read as a prefix (ELBench's format check accepts it, its scorer
+    does not, so False there)."""
+    math_literal_answer: bool
+    """MATH/AIME answers read literally: without a box, everything after the last case-exact
+    marker (all lines), a trailing ``。`` kept, bare unit words (``144 meters``) kept, and an
+    answer with prose in it is never rescued by the symbolic check."""
+    interval_brackets_matter: bool
+    """``[5,\\infty)`` differs from ``(5,\\infty)``."""
+
+
+REPLICATED: Final = ScoringRules(
+    version="replicated",
+    unicode_letter_bounds=True,
+    loose_prose_letter=True,
+    ascii_letters_only=True,
+    omni_final_answer_prefix=False,
+    math_literal_answer=True,
+    interval_brackets_matter=False,
+)
+CORRECTED: Final = ScoringRules(
+    version="corrected",
+    unicode_letter_bounds=False,
+    loose_prose_letter=False,
+    ascii_letters_only=False,
+    omni_final_answer_prefix=True,
+    math_literal_answer=False,
+    interval_brackets_matter=True,
+)
+_BY_VERSION: Final[dict[str, ScoringRules]] = {r.version: r for r in (REPLICATED, CORRECTED)}
+_ACTIVE: ContextVar[ScoringRules] = ContextVar("sweepbench_scoring_rules", default=CORRECTED)
+
+
+def rules_for(version: str) -> ScoringRules:
+    """The rules of ``version`` (UserError naming the known versions otherwise)."""
+    rules = _BY_VERSION.get(version.strip().lower())
+    if rules is None:
+        known = ", ".join(SCORING_VERSIONS)
+        raise UserError(f"unknown scoring version {version!r}; choose {known}")
+    return rules
+
+
+def active_rules() -> ScoringRules:
+    """The rules in force for the current scoring call."""
+    return _ACTIVE.get()
+
+
+@contextmanager
+def using_rules(version: str | ScoringRules) -> Iterator[ScoringRules]:
+    """Score by ``version`` inside the block."""
+    rules = version if isinstance(version, ScoringRules) else rules_for(version)
+    token = _ACTIVE.set(rules)
+    try:
+        yield rules
+    finally:
+        _ACTIVE.reset(token)

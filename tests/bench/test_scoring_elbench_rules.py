@@ -1,0 +1,209 @@
+"""The two scoring versions: ELBench's own readings (replicated) and the corrected ones.
+
+Each case gives the expected reading under ``replicated`` and under ``corrected``."""
+
+from __future__ import annotations
+
+import pytest
+
+from sweepbench.bench.items import Item, Task
+from sweepbench.bench.scoring import format_checker, score_answer
+from sweepbench.bench.scoring.choice import extract_choice, score_choice_multi
+from sweepbench.bench.scoring.ifeval.text_utils import word_tokens
+from sweepbench.bench.scoring.mathanswer import extract_math_answer, score_aime, score_math
+from sweepbench.bench.scoring.option_set import letter_set, score_option_set
+from sweepbench.bench.scoring.versions import (
+    CORRECTED,
+    DEFAULT_SCORING_VERSION,
+    REPLICATED,
+    SCORING_VERSIONS,
+    active_rules,
+    rules_for,
+    using_rules,
+)
+from sweepbench.errors import UserError
+
+VERSIONS = ("replicated", "corrected")
+
+
+def _by_version(cases: list[tuple[str, object, object]]) -> list[tuple[str, str, object]]:
+    """(text, replicated, corrected) cases as (version, text, expected) parameters."""
+    return [
+        pytest.param(version, text, expected, id=f"{version}-{text[:30]}")
+        for text, replicated, corrected in cases
+        for version, expected in zip(VERSIONS, (replicated, corrected), strict=True)
+    ]
+
+
+def test_versions_and_default() -> None:
+    assert SCORING_VERSIONS == VERSIONS
+    assert DEFAULT_SCORING_VERSION == "replicated"
+    assert rules_for(" Corrected ") is CORRECTED
+    assert active_rules() is CORRECTED  # outside a scoring call: the plain rules
+    with using_rules("replicated"):
+        assert active_rules() is REPLICATED
+    assert active_rules() is CORRECTED
+    with pytest.raises(UserError, match="replicated, corrected"):
+        rules_for("elbench2")
+
+
+# --- SATAs option letters -------------------------------------------------------------------
+
+SATAS_LETTERS = [
+    ("我选择A和C", [], ["A", "C"]),
+    ("选A、C", ["C"], ["A", "C"]),
+    ("答案是B", [], ["B"]),
+    ("a, c", ["A", "C"], []),
+    ("(a) and (c)", ["A", "C"], []),
+    ("I pick a and C", ["A", "C"], ["C"]),
+    ("A and D.", ["A", "D"], ["A", "D"]),
+    ("CAT A1", [], []),
+]
+
+
+@pytest.mark.parametrize(("version", "text", "expected"), _by_version(SATAS_LETTERS))
+def test_satas_letters(version: str, text: str, expected: list[str]) -> None:
+    with using_rules(version):
+        assert letter_set(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("version", "text", "expected"),
+    _by_version([("我选择A和C", 0.0, 1.0), ("选A、C", 0.5, 1.0), ("(a) and (c)", 1.0, 0.0)]),
+)
+def test_satas_scores(version: str, text: str, expected: float) -> None:
+    with using_rules(version):
+        assert score_option_set(text, "A, C").score == expected
+
+
+# --- choice, loose form (mmlu_pro, ceval) ---------------------------------------------------
+
+CHOICE = [
+    ("Answer: d) Robbery, because he used force", "D", "D"),
+    ("ANSWER: D because he used force", "D", "D"),
+    ("ANSWER: B or C", "B", None),
+    ("ANSWER: I think it is G", "I", None),
+    ("Answer: a bit of both", "A", None),
+    ("ANSWER: B Robbery", "B", "B"),
+    ("ANSWER: Ｄ", None, "D"),
+    ("FinalAnswer: C", None, "C"),
+    ("FINAL ANSWER: C", "C", "C"),
+]
+
+
+@pytest.mark.parametrize(("version", "text", "expected"), _by_version(CHOICE))
+def test_choice_loose_form(version: str, text: str, expected: str | None) -> None:
+    with using_rules(version):
+        assert extract_choice(text, 10) == expected
+
+
+# --- omni -----------------------------------------------------------------------------------
+
+OMNI = [
+    ("答案：a", 1.0, 1.0),
+    ("Final answer: A", 0.0, 1.0),
+    ("最终答案：A", 1.0, 1.0),
+    ("答案：Ａ", 0.0, 1.0),
+]
+
+
+@pytest.mark.parametrize(("version", "text", "expected"), _by_version(OMNI))
+def test_omni(version: str, text: str, expected: float) -> None:
+    with using_rules(version):
+        assert score_choice_multi(text, "A").score == expected
+
+
+def _task(scorer: str, **options: object) -> Task:
+    return Task(id="t", area="a", name="T", grading="auto", scorer=scorer, options=options)
+
+
+def _item(reference: str | None, **metadata: object) -> Item:
+    return Item("f::1", "1", "t", "default", "Pick one.", reference, metadata)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_omni_format_check_reads_final_answer_in_both(version: str) -> None:
+    check = format_checker(_task("choice_multi"), _item("A"), version=version)
+    assert check is not None and check("Final answer: A")
+    score = score_answer(_task("choice_multi"), _item("A"), "Final answer: A", version=version)
+    assert score.passed is (version == "corrected")
+
+
+# --- MATH and AIME --------------------------------------------------------------------------
+
+MATH_EXTRACTED = [
+    ("So the answer is 12。", "12。", "12"),
+    ("The answer is 7.\nThis is because x.", "7. This is because x", "7"),
+    ("THE ANSWER IS 9.\nWe used 2 steps", "2", "9"),
+    ("Answer: 5\nthat is 6 in all", "6", "5"),
+]
+
+
+@pytest.mark.parametrize(("version", "text", "expected"), _by_version(MATH_EXTRACTED))
+def test_math_extraction_without_a_box(version: str, text: str, expected: str) -> None:
+    with using_rules(version):
+        assert extract_math_answer(text) == expected
+
+
+MATH_SCORES = [
+    ("So the answer is 12。", "12", 0.0, 1.0),
+    ("The answer is 7.\nThis is because x.", "7", 0.0, 1.0),
+    ("THE ANSWER IS 9.\nWe used 2 steps", "9", 0.0, 1.0),
+    (r"\boxed{144 meters}", "144", 0.0, 1.0),
+    (r"\boxed{144 \text{ meters}}", "144", 1.0, 1.0),
+    ("the final answer is forty-two", "42", 1.0, 1.0),
+    (r"\boxed{one hundred and five}", "105", 1.0, 1.0),
+    (r"\boxed{[5,\infty)}", r"(5,\infty)", 1.0, 0.0),
+    (r"\boxed{(5,\infty)}", r"(5,\infty)", 1.0, 1.0),
+    (r"\boxed{2xy}", "2xy", 1.0, 1.0),
+]
+
+
+@pytest.mark.parametrize(
+    ("version", "text", "reference", "expected"),
+    [
+        pytest.param(version, text, reference, expected, id=f"{version}-{text[:30]}")
+        for text, reference, replicated, corrected in MATH_SCORES
+        for version, expected in zip(VERSIONS, (replicated, corrected), strict=True)
+    ],
+)
+def test_math_scores(version: str, text: str, reference: str, expected: float) -> None:
+    with using_rules(version):
+        assert score_math(text, reference).score == expected
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"), [("replicated", 1.0), ("corrected", 0.0)], ids=VERSIONS
+)
+def test_aime_interval_brackets(version: str, expected: float) -> None:
+    with using_rules(version):
+        assert score_aime(r"\boxed{[1,2)}", r"\boxed{(1,2)}").score == expected
+
+
+# --- IFEval capital words (the same in both versions: nltk's tokenisation) -------------------
+
+IFEVAL_TOKENS = [
+    ("NASA’s budget", ["NASA", "s", "budget"]),
+    ("DON’T STOP", ["DON", "T", "STOP"]),
+    ("WORD—WORD", ["WORD", "WORD"]),
+    ("‘QUOTED’ TEXT", ["QUOTED", "TEXT"]),
+]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(("text", "tokens"), IFEVAL_TOKENS)
+def test_ifeval_capital_tokens(version: str, text: str, tokens: list[str]) -> None:
+    with using_rules(version):
+        assert word_tokens(text) == tokens
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_ifeval_capital_word_frequency(version: str) -> None:
+    task = _task("ifeval")
+    item = _item(
+        None,
+        instruction_id_list=["change_case:capital_word_frequency"],
+        kwargs=[{"capital_frequency": 3, "capital_relation": "at least"}],
+    )
+    # DON + T + NASA: three capital words, as nltk counts them
+    assert score_answer(task, item, "DON’T ask NASA’s staff", version=version).passed
