@@ -26,6 +26,7 @@ from sweepbench.bench.scoring.judge import (
     JUDGE_PROMPT_VERSION,
     judge_request_text_chars,
 )
+from sweepbench.bench.scoring.versions import DEFAULT_SCORING_VERSION, rules_for
 from sweepbench.errors import UserError
 from sweepbench.models.catalog import ModelInfo
 from sweepbench.models.registry import model_info, provider_status
@@ -149,6 +150,9 @@ class RunConfig:
     rule_scoring: bool = False
     """Judged tasks that have a rule scorer are scored by it instead (labelled rule-scored;
     never ranked with judged runs)."""
+    scoring: str = DEFAULT_SCORING_VERSION
+    """The scoring version of the rule scorers (``bench.scoring.versions``): hashed unless it
+    is the default, so runs scored otherwise never share a hash (and older runs keep theirs)."""
 
     def __post_init__(self) -> None:
         models = _bench_roles(self.models, "models")
@@ -188,6 +192,8 @@ class RunConfig:
             "max_tokens": self.max_tokens,
             "rule_scoring": self.rule_scoring,
         }
+        if self.scoring != DEFAULT_SCORING_VERSION:
+            data["scoring"] = self.scoring
         if set(self.models) - set(HASHED_AS_FIELDS):
             data["models"] = dict(sorted(self.models.items()))
         return data
@@ -338,6 +344,11 @@ def _selected_tasks(
     return [t for t in tasks if t.available]
 
 
+def scored_by(task: Task, version: str) -> Task:
+    """``task`` with its rule scorers reading answers by the scoring ``version``."""
+    return replace(task, options={**task.options, "scoring_version": version})
+
+
 def rule_scored(task: Task) -> Task:
     """A judged task scored by its declared rule scorer instead (``options.rule_scorer``), or
     the task unchanged when it has none."""
@@ -401,6 +412,7 @@ def build_plan(
     spent: Mapping[str, Decimal] | None = None,
     rule_scoring: bool = False,
     judge_only: Collection[str] = (),
+    scoring: str = DEFAULT_SCORING_VERSION,
 ) -> BenchPlan:
     """The plan for running ``model`` on ``benchmark``. ``done`` holds the keys already answered
     and scored by an earlier session of the same run (they are skipped and not estimated);
@@ -429,6 +441,8 @@ def build_plan(
                 f"Rule-scored: {', '.join(ruled)} scored by a fixed rule instead of the judge; "
                 "such runs are never ranked with judged ones."
             )
+    scoring = rules_for(scoring).version
+    tasks = [scored_by(t, scoring) for t in tasks]
     items = _select_items(tasks, selection, per_task, errors)
     if not items and not errors:
         errors.append("nothing selected: no task has items after the filters")
@@ -476,6 +490,7 @@ def build_plan(
         max_items=selection.max_items,
         max_tokens=answer_limit,
         rule_scoring=rule_scoring,
+        scoring=scoring,
     )
     roles: list[RoleCost] = []
     needs_price_ack = False

@@ -50,6 +50,21 @@ SCORING_VERSION = "1"
 """The version of the scoring formulas of :mod:`sweepbench.bench.results` (task score, count-
 weighted area score, overall, bootstrap within tasks). Bump when any of them changes."""
 
+
+def scoring_label(rules_version: str) -> str:
+    """A record's ``scoring.version``: the formulas' version and the rule scorers' scoring
+    version (``1+replicated``, ``1+corrected``). Records written before scoring versions say
+    ``1`` alone (their rules were close to ``corrected``)."""
+    return f"{SCORING_VERSION}+{rules_version}"
+
+
+def rules_version_of(label: str) -> str | None:
+    """The scoring version named in a record's ``scoring.version`` (None for an older record
+    that names none)."""
+    _, plus, rules = label.partition("+")
+    return rules if plus else None
+
+
 RunStatus = Literal["running", "completed", "completed_with_errors", "paused_budget", "interrupted"]
 """The runner's statuses (``bench.storage.RUN_STATES``)."""
 RecordRole = Literal["target", "judge", "student"]
@@ -196,7 +211,8 @@ class ScoringRecord(_Part):
     """How the answers were scored."""
 
     version: str
-    """The version of the scoring formulas (:data:`SCORING_VERSION`)."""
+    """The version of the scoring formulas and of the rule scorers' readings
+    (:func:`scoring_label`: ``1+replicated``, ``1+corrected``; ``1`` in older records)."""
     judge_prompt_version: str | None
     """The version of the judge's request wording; None when no judge graded anything."""
     decision_judge: bool

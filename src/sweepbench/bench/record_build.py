@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 from sweepbench.bench.record import (
     _ROLES,
     FORMAT,
-    SCORING_VERSION,
     VERSION,
     AreaCoverage,
     BenchmarkRecord,
@@ -32,6 +31,7 @@ from sweepbench.bench.record import (
     SettingsRecord,
     TaskCoverage,
     _sums,
+    scoring_label,
 )
 from sweepbench.errors import SweepbenchError
 
@@ -212,7 +212,7 @@ def build_record(
         spent_usd=sum((r.spent_usd for r in roles.values()), Decimal(0)),
         prices=price_records,
         scoring=ScoringRecord(
-            version=SCORING_VERSION,
+            version=scoring_label(config.scoring),
             judge_prompt_version=(
                 _judge_prompt_version(config.prompt_version) if config.judge else None
             ),

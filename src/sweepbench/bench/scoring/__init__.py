@@ -57,32 +57,37 @@ __all__ = [
     "score_answer",
     "scorer",
     "scorer_names",
+    "task_scoring_version",
     "unknown_scorer_text",
 ]
 
 
-def score_answer(
-    task: Task, item: Item, response: str, *, version: str = DEFAULT_SCORING_VERSION
-) -> Score:
-    """Check ``response`` to ``item`` by the rule of ``task``, read by the scoring ``version``
-    (:mod:`.versions`). DataError for a task whose scorer is not a rule (judged tasks) or whose
-    item lacks what the rule needs."""
+def task_scoring_version(task: Task, version: str | None = None) -> str:
+    """The scoring version to read ``task``'s answers by: ``version`` if given, else the one
+    the plan stamped on the task (``options.scoring_version``), else the default."""
+    return version or str(task.options.get("scoring_version") or DEFAULT_SCORING_VERSION)
+
+
+def score_answer(task: Task, item: Item, response: str, *, version: str | None = None) -> Score:
+    """Check ``response`` to ``item`` by the rule of ``task``, read by the scoring version
+    (:func:`task_scoring_version`, :mod:`.versions`). DataError for a task whose scorer is not
+    a rule (judged tasks) or whose item lacks what the rule needs."""
     info = find_scorer(task.scorer)
     if info is None:
         raise UnknownScorerError(f"task {task.id}: {unknown_scorer_text(task.scorer)}")
-    with using_rules(version):
+    with using_rules(task_scoring_version(task, version)):
         return info.score(task, item, response)
 
 
 def format_checker(
-    task: Task, item: Item, *, version: str = DEFAULT_SCORING_VERSION
+    task: Task, item: Item, *, version: str | None = None
 ) -> Callable[[str], bool] | None:
     """For choice tasks, a check that an answer has an extractable letter (spec §10.3: a
     reply without one gets one reminder), by the scoring ``version``; None for other tasks."""
     info = find_scorer(task.scorer)
     if info is None or info.format_check is None:
         return None
-    with using_rules(version):
+    with using_rules(task_scoring_version(task, version)):
         return info.format_check(task, item)
 
 
