@@ -7,6 +7,7 @@ from __future__ import annotations
 import typer
 
 from sweepbench.cli.bench_list import list_command
+from sweepbench.cli.bench_rescore import rescore_command
 from sweepbench.cli.bench_run import estimate_command, run_command
 from sweepbench.cli.bench_show import export_command, runs_command, show_command
 
@@ -21,6 +22,7 @@ bench.command("run")(run_command)
 bench.command("runs")(runs_command)
 bench.command("show")(show_command)
 bench.command("export")(export_command)
+bench.command("rescore")(rescore_command)
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,144 @@
+"""Scoring versions in the settings, and ``sweepbench bench rescore`` on a stored sample run
+(scripted models, offline)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from sweepbench.bench.catalog import load_benchmark
+from sweepbench.bench.plan import build_plan
+from sweepbench.bench.record import load_record, rules_version_of, scoring_label
+from sweepbench.bench.scoring.rescore import config_with_scoring, settings_hash
+from sweepbench.bench.storage import BenchStore
+from sweepbench.store import Store
+from tests.helpers import cli
+
+# Replicated reads "B or C" as B; corrected reads no letter at all.
+AMBIGUOUS = "scripted/echo?text=ANSWER: B or C"
+PASS_JUDGE = 'scripted/echo?text={"judge_result":"pass","score":1,"judge_reason":"ok"}'
+
+
+def run_cli(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, str, str]:
+    code = cli(monkeypatch, *args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _answers(run_id: str) -> dict[str, dict[str, Any]]:
+    with Store.open() as store:
+        rows = BenchStore(store).answers(run_id)
+        return {r["key"]: {k: v for k, v in r.items() if k != "updated_at"} for r in rows}
+
+
+def _run(run_id: str) -> Any:
+    with Store.open() as store:
+        return BenchStore(store).run(run_id)
+
+
+def _sample_run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> str:
+    """A finished run of the whole sample (judged tasks too), scored by the default rules."""
+    code, _, err = run_cli(
+        monkeypatch, capsys, "bench", "run", "sample", "--model", AMBIGUOUS,
+        "--judge", PASS_JUDGE, "--yes",
+    )  # fmt: skip
+    assert code == 0, err
+    code, out, err = run_cli(monkeypatch, capsys, "bench", "runs", "--json")
+    assert code == 0, err
+    runs = json.loads(out)
+    assert len(runs) == 1
+    return str(runs[0]["run_id"])
+
+
+def test_the_scoring_version_is_in_the_plan_and_the_hash() -> None:
+    sample = load_benchmark("sample")
+    replicated = build_plan(sample, model="scripted/echo", judge="scripted/echo")
+    corrected = build_plan(
+        sample, model="scripted/echo", judge="scripted/echo", scoring="corrected"
+    )
+    assert replicated.config.scoring == "replicated"
+    assert "scoring" not in replicated.config.as_json()  # stored runs keep their hash
+    assert corrected.config.as_json()["scoring"] == "corrected"
+    assert corrected.config.hash != replicated.config.hash
+    assert {t.options["scoring_version"] for t in corrected.tasks} == {"corrected"}
+    as_stored = config_with_scoring(replicated.config.as_json(), "corrected")
+    assert settings_hash(as_stored) == corrected.config.hash
+    assert scoring_label("corrected") == "1+corrected"
+    assert rules_version_of("1+replicated") == "replicated" and rules_version_of("1") is None
+
+
+def test_rescore_reports_flips_into_a_new_run_and_leaves_the_original(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _sample_run(monkeypatch, capsys)
+    before = _answers(source)
+    original = _run(source)
+    code, out, err = run_cli(
+        monkeypatch, capsys, "bench", "rescore", source, "--scoring", "corrected", "--json"
+    )
+    assert code == 0, err
+    result = json.loads(out)
+    new_id = result["run_id"]
+    assert new_id == f"{source}-rescored-corrected"
+    assert (result["scoring"], result["source_scoring"]) == ("corrected", "replicated")
+
+    # the multiple-choice items whose key is B passed on "B or C" and now fail
+    choice_b = {k for k, r in before.items() if r["task"] == "multiple_choice" and r["passed"]}
+    assert choice_b
+    flipped = {f["key"]: f for f in result["flips"]}
+    assert set(flipped) == choice_b
+    assert all(
+        (f["old_score"], f["new_score"], f["old_result"], f["new_result"])
+        == (1.0, 0.0, "pass", "fail")
+        for f in flipped.values()
+    )
+
+    # the original run is untouched: answers, scores, hash and record
+    assert _answers(source) == before
+    unchanged = _run(source)
+    assert (unchanged.config_hash, unchanged.record) == (original.config_hash, original.record)
+    assert load_record(unchanged.record).scoring.version == "1+replicated"
+
+    # the copy: its own hash and labelled record; judged verdicts kept; same answers
+    copy = _run(new_id)
+    assert copy.config_hash != original.config_hash
+    assert copy.settings["config"]["scoring"] == "corrected"
+    assert copy.settings["rescored_from"] == source
+    assert result["record"] and load_record(copy.record).scoring.version == "1+corrected"
+    after = _answers(new_id)
+    assert set(after) == set(before)
+    for key, row in before.items():
+        assert after[key]["answer"] == row["answer"]
+        if row["task"] == "explain":  # the judged task
+            assert (after[key]["score"], after[key]["result"], after[key]["judge"]) == (
+                row["score"], row["result"], row["judge"],
+            )  # fmt: skip
+        if key in choice_b:
+            assert not after[key]["passed"]
+    with Store.open() as store:
+        assert not any(BenchStore(store).spent(new_id).values())  # rescoring asks no model
+
+
+def test_rescore_prints_a_table_and_refuses_the_same_version(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _sample_run(monkeypatch, capsys)
+    code, out, err = run_cli(monkeypatch, capsys, "bench", "rescore", source)
+    assert code == 0, err
+    text = " ".join(out.split())
+    assert "answers changed grade" in text and "1 pass → 0 fail" in text
+    assert f"{source}-rescored-corrected" in text and "The original run is unchanged" in text
+    code, _, err = run_cli(
+        monkeypatch, capsys, "bench", "rescore", source, "--scoring", "replicated"
+    )
+    assert code != 0 and "already scored by the replicated scoring version" in " ".join(err.split())
+    code, _, err = run_cli(monkeypatch, capsys, "bench", "rescore", source, "--scoring", "x")
+    assert code != 0 and "unknown scoring version" in err
+    code, _, err = run_cli(
+        monkeypatch, capsys, "bench", "rescore", "nope", "--scoring", "corrected"
+    )
+    assert code != 0 and "no benchmark run" in err
