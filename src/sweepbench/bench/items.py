@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 Grading = Literal["auto", "judge", "runtime"]
 """How a task is scored: checked automatically by a rule, graded by a judge model, or by the
-multi-turn teaching runtime (an evaluator model; not runnable yet)."""
+multi-turn teaching runtime (an evaluator model, ``bench.dialogue``)."""
 TaskScore = Literal["pass_rate", "mean_score"]
 """Which figure is the task's 0–1 score in area and overall scores."""
 Scope = Literal["core", "paper"]
@@ -109,8 +109,9 @@ class Task:
 
     @property
     def available(self) -> bool:
-        """Loaded and runnable in this version (multi-turn tasks come later)."""
-        return self.missing is None and not self.multi_turn
+        """Loaded and runnable: a multi-turn task needs its dialogue scenario
+        (``options["dialogue"]``, played by the teaching runtime)."""
+        return self.missing is None and (not self.multi_turn or "dialogue" in self.options)
 
     @property
     def needs_judge(self) -> bool:

@@ -19,10 +19,12 @@ from types import MappingProxyType
 from typing import TypeVar
 
 from sweepbench.bench.catalog import PRESET_ALIASES, PRESETS, Preset
+from sweepbench.bench.dialogue.estimate import plan_dialogues
 from sweepbench.bench.items import Benchmark, Item, Scope, Task
 from sweepbench.bench.results import format_money
 from sweepbench.bench.scoring.judge import (
     JUDGE_HIGH_OUTPUT_TOKENS,
+    JUDGE_MAX_TOKENS,
     JUDGE_PROMPT_VERSION,
     judge_request_text_chars,
 )
@@ -312,7 +314,7 @@ def _selected_tasks(
                 )
             elif task.missing:
                 errors.append(f"{task.id}: data missing ({task.missing})")
-            elif task.multi_turn:
+            elif not task.available:
                 errors.append(f"{task.id} is a multi-turn teaching task; those come later")
         return [t for t in tasks if t.id in in_scope and t.available]
     tasks = list(chosen.tasks(benchmark, selection.scope))
@@ -333,7 +335,7 @@ def _selected_tasks(
             + "; ".join(f"{t.id} ({t.missing})" for t in missing)
             + ". An area containing them cannot be complete."
         )
-    multi = [t for t in tasks if t.missing is None and t.multi_turn]
+    multi = [t for t in tasks if t.missing is None and not t.available]
     if multi:
         count = sum(len(t.items) for t in multi)
         notes.append(
@@ -413,11 +415,13 @@ def build_plan(
     rule_scoring: bool = False,
     judge_only: Collection[str] = (),
     scoring: str = DEFAULT_SCORING_VERSION,
+    student: str | None = None,
 ) -> BenchPlan:
     """The plan for running ``model`` on ``benchmark``. ``done`` holds the keys already answered
     and scored by an earlier session of the same run (they are skipped and not estimated);
     ``spent`` what each role already spent there (limits are cumulative); ``judge_only`` the
-    keys whose stored answer only needs grading again (no call to the model under test)."""
+    keys whose stored answer only needs grading again (no call to the model under test);
+    ``student`` the simulated student of guided teaching dialogues (default: the judge)."""
     selection = selection or Selection()
     limits = limits or Limits()
     spent = dict(spent or {})
@@ -469,9 +473,17 @@ def build_plan(
             "MODEL (offline: local/smollm2-135m), or run only the automatically checked tasks "
             "with --preset auto-checked"
         )
+    talks = plan_dialogues(
+        tasks, items, pending, limit=answer_limit, evaluator_limit=JUDGE_MAX_TOKENS
+    )
+    judged = [i for i in judged if i.key not in talks.keys]  # dialogues have their own share
     models: dict[str, str] = {"target": model}
     if judge is not None and needs_judge:
         models["judge"] = judge
+    student_info: ModelInfo | None = None
+    if talks.needs_student and (student or judge):
+        models["student"] = student or judge or ""
+        student_info = _info(models["student"], errors, "student") if student else judge_info
     config = RunConfig(
         benchmark=benchmark.id,
         data_version=benchmark.version,
@@ -498,11 +510,13 @@ def build_plan(
         price = price_for(target_info)
         needs_price_ack |= price is None
         regrade = set(judge_only)
-        asked = [i for i in pending if i.key not in regrade]
+        asked = [i for i in pending if i.key not in regrade and i.key not in talks.keys]
         chars = sum(len(i.prompt) + len(i.system or "") for i in asked)
+        share = talks.share("target")
         roles.append(
             _role_cost(
-                "target", model, price, len(asked), chars, 0, len(asked) * answer_limit,
+                "target", model, price, len(asked) + share.calls, chars + share.low_chars,
+                share.high_input_tokens, len(asked) * answer_limit + share.high_output_tokens,
                 limits.for_role("target"), spent.get("target", Decimal(0)),
             )
         )  # fmt: skip
@@ -515,10 +529,23 @@ def build_plan(
         # allowance; a verdict-only (decision) judge's high is its low
         answers_in = 0 if decision_judge else len(judged) * answer_limit
         out = 0 if decision_judge else len(judged) * JUDGE_HIGH_OUTPUT_TOKENS
+        share = talks.share("judge")  # the evaluator of teaching dialogues
         roles.append(
             _role_cost(
-                "judge", judge, price, len(judged), chars, answers_in, out,
+                "judge", judge, price, len(judged) + share.calls, chars + share.low_chars,
+                answers_in + share.high_input_tokens, out + share.high_output_tokens,
                 limits.for_role("judge"), spent.get("judge", Decimal(0)),
+            )
+        )  # fmt: skip
+    if student_info is not None:
+        price = price_for(student_info)
+        needs_price_ack |= price is None
+        share = talks.share("student")
+        roles.append(
+            _role_cost(
+                "student", models["student"], price, share.calls, share.low_chars,
+                share.high_input_tokens, share.high_output_tokens,
+                limits.for_role("student"), spent.get("student", Decimal(0)),
             )
         )  # fmt: skip
     free = [m for m in set(config.models.values()) if m.endswith(":free")]

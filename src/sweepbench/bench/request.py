@@ -282,7 +282,7 @@ def prepare(
         model=models["target"], judge=models.get("judge"), decision_judge=request.decision_judge,
         selection=request.selection, limits=request.limits, max_tokens=request.max_tokens,
         resume=request.resume, retry_failed=request.retry_failed,
-        rule_scoring=request.edu_scoring == "rule",
+        rule_scoring=request.edu_scoring == "rule", student=models.get("student"),
     )  # fmt: skip
     unused = [
         f"The {label(role)} ({model}) is not used: none of the selected tasks needs one."

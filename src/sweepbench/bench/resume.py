@@ -42,13 +42,14 @@ def prepare(
     resume: bool = True,
     retry_failed: bool = False,
     rule_scoring: bool = False,
+    student: str | None = None,
 ) -> PreparedRun:
     """Plan a run, continuing the newest unfinished run with the same settings when
     ``resume`` (its scored items are skipped, its failed ones retried). With
     ``retry_failed`` only the failed items of that run are planned."""
     kwargs: dict[str, Any] = dict(
         model=model, judge=judge, decision_judge=decision_judge, selection=selection,
-        limits=limits, max_tokens=max_tokens, rule_scoring=rule_scoring,
+        limits=limits, max_tokens=max_tokens, rule_scoring=rule_scoring, student=student,
     )  # fmt: skip
     plan = build_plan(benchmark, **kwargs)
     if store is None or not (resume or retry_failed) or plan.errors:

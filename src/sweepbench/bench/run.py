@@ -37,6 +37,11 @@ from typing import Any
 from sqlalchemy.engine import Connection
 
 from sweepbench.bench.answers import Answer, from_result, verdict_schema
+from sweepbench.bench.dialogue.bench_item import RETRY_DELAY_S, Taught, teach
+from sweepbench.bench.dialogue.flow import DialogueRole
+from sweepbench.bench.dialogue.scenario import Scenario, is_dialogue, scenario_for
+from sweepbench.bench.dialogue.storage import StoredTurn, read_turns, write_turns
+from sweepbench.bench.dialogue.turns import Turn
 from sweepbench.bench.followups import second_try
 from sweepbench.bench.items import Item, Task
 from sweepbench.bench.plan import Limits, run_id_for
@@ -58,7 +63,7 @@ from sweepbench.bench.storage import (
 from sweepbench.engine import BatchedRecorder, CallOutcome, CallSpec, Executor, LeaseHolds
 from sweepbench.engine.ratelimit import RateLimits
 from sweepbench.engine.retry import RetryPolicy, error_type
-from sweepbench.errors import SweepbenchError, UserError
+from sweepbench.errors import DataError, SweepbenchError, UserError
 from sweepbench.models.base import GenerateSettings, Message, Request, Result
 from sweepbench.money.ledger import Ledger, SpendRefused
 from sweepbench.roles import BENCH_ROLES, Role
@@ -139,6 +144,7 @@ class BenchRunner:
         on_progress: Callable[[Progress], None] | None = None,
         seed: int | None = None,
         rate_limits: RateLimits | None = None,
+        dialogue_retry_delay_s: float = RETRY_DELAY_S,
     ) -> None:
         plan = prepared.plan
         if plan.errors or plan.limit_problems:
@@ -178,6 +184,8 @@ class BenchRunner:
         self._workers: list[asyncio.Task[None]] = []
         self._pending_answers: list[AnswerRow] = []
         self._pending_spend: list[SpendLine] = []
+        self._pending_turns: list[StoredTurn] = []
+        self._dialogue_retry_delay_s = dialogue_retry_delay_s
         self._wake = asyncio.Event()
         self._writer_done = False
         self._retries: dict[str, list[dict[str, Any]]] = {}
@@ -368,6 +376,9 @@ class BenchRunner:
 
     async def _process(self, item: Item) -> None:
         task = self._tasks[item.task]
+        if is_dialogue(task):
+            await self._teach(task, item)
+            return
         stored = self.prepared.regrade.get(item.key)
         if stored is not None:
             answer = Answer(
@@ -468,6 +479,61 @@ class BenchRunner:
             )
         )  # fmt: skip
 
+    async def _teach(self, task: Task, item: Item) -> None:
+        """A teaching item: its dialogue played on from the turns already stored (each new turn
+        is stored with its call's row, in the group commit), then evaluated (``bench.dialogue``).
+        A stop mid-dialogue stores no answer: a resume continues the dialogue."""
+        try:
+            scenario = scenario_for(task)
+        except DataError as exc:
+            self._queue(self._failure(item, "data_error", str(exc)))
+            return
+        config = self.plan.config
+        judge = config.judge or config.model
+        models: dict[DialogueRole, str] = {
+            "teacher": config.model, "student": config.models.get("student", judge),
+            "evaluator": judge,
+        }  # fmt: skip
+        budgets: dict[DialogueRole, int] = {
+            "teacher": config.max_tokens, "student": config.max_tokens,
+            "evaluator": self._judge_max_tokens(),
+        }  # fmt: skip
+
+        def on_turn(index: int, turn: Turn) -> None:
+            self._pending_turns.append(StoredTurn(item.key, index, turn))
+            self._wake.set()
+
+        turns = read_turns(self.store, self.run_id, item.key)
+        taught = await teach(
+            scenario, item, models=models, budgets=budgets, call=self._call, turns=turns,
+            on_turn=on_turn, retry_delay_s=self._dialogue_retry_delay_s,
+        )  # fmt: skip
+        self._queue(self._taught_row(item, scenario, taught, judge))
+
+    def _taught_row(self, item: Item, scenario: Scenario, taught: Taught, judge: str) -> AnswerRow:
+        """The answer row of a taught item: the transcript, the evaluation's mean and items."""
+        tally = taught.tally
+        answer = Answer(
+            text=self._scrub(taught.text(scenario)), stop_reason=taught.dialogue.ended or "end",
+            attempts=max(tally.attempts, 1), input_tokens=tally.input_tokens,
+            output_tokens=tally.output_tokens, reasoning_tokens=tally.reasoning_tokens,
+            latency_ms=tally.latency_ms,
+        )  # fmt: skip
+        meta = taught.metadata(scenario, item)
+        evaluation = taught.evaluation
+        if evaluation is None:
+            return self._failure(
+                item, taught.error_type or "judge_error", taught.error or "no evaluation",
+                answer=answer, raw_judge=taught.raw_evaluation,
+            )  # fmt: skip
+        reason = f"{scenario.id}: mean {evaluation.score:.2f} (pass at {scenario.threshold:g})"
+        if evaluation.vetoed:
+            reason += "; vetoed for role confusion"
+        score = Score(evaluation.score, evaluation.result, evaluation.passed, reason, meta)
+        row = self._scored(item, answer, score, judge=judge)
+        row.raw_judge = self._scrub(evaluation.raw)
+        return row
+
     def _judge_max_tokens(self) -> int:
         judge = self.executor.model(self.plan.config.judge or "")
         limit = judge.info.max_output_tokens
@@ -475,13 +541,15 @@ class BenchRunner:
 
     # -- calls and money ---------------------------------------------------------------------
 
-    async def _call(self, role: Role, request: Request, key: str) -> tuple[Result, int]:
+    async def _call(
+        self, role: Role, request: Request, key: str, retry: RetryPolicy | None = None
+    ) -> tuple[Result, int]:
         """One call through the engine (its retries included); returns the last result and the
         attempts made. Raises _Stop when the run must stop: a ceiling or limit refused the
         call's hold (the refusal names it), or the key is out of credit or refused."""
         if self._stopping:
             raise _Stop(*(self._stop_status or ("interrupted", "stopped")))
-        spec = CallSpec(request, role, run_id=self.run_id, key=key)
+        spec = CallSpec(request, role, run_id=self.run_id, key=key, retry=retry)
         try:
             outcome = await self.executor.execute(spec)
         except SpendRefused as refused:
@@ -577,22 +645,26 @@ class BenchRunner:
             with contextlib.suppress(TimeoutError):  # a heartbeat while nothing finishes
                 await asyncio.wait_for(self._wake.wait(), HEARTBEAT_S)
             self._wake.clear()
-            if self._pending_answers or self._pending_spend or self._recorder.pending:
+            pending = self._pending_answers or self._pending_spend or self._pending_turns
+            if pending or self._recorder.pending:
                 self._flush()
                 await asyncio.sleep(0)  # workers go on between batches
             elif not self._writer_done:
                 self.runs.touch(self.run_id)
-            if self._writer_done and not self._pending_answers and not self._pending_spend:
+            waiting = self._pending_answers or self._pending_spend or self._pending_turns
+            if self._writer_done and not waiting:
                 return
 
     def _flush(self) -> None:
         """Write what is waiting — answers, spend lines, the calls' rows and the settlement of
         every lease whose calls have ended — in one transaction."""
         answers, spend = self._pending_answers, self._pending_spend
-        self._pending_answers, self._pending_spend = [], []
+        turns = self._pending_turns
+        self._pending_answers, self._pending_spend, self._pending_turns = [], [], []
 
         def calls_and_money(conn: Connection) -> None:
             self._recorder.write_in(conn)
+            write_turns(conn, self.run_id, turns)
             self._holds.settle_in(conn)
 
         self.runs.write(self.run_id, answers, spend, also=calls_and_money)

@@ -69,6 +69,8 @@ class CallSpec:
     """The benchmark item or sweep sample it is made for (stored with the call)."""
     timeout_s: float | None = None
     """Total deadline of one attempt; None: the executor's default."""
+    retry: RetryPolicy | None = None
+    """This call's retry policy (a teaching dialogue's fixed interval); None: the executor's."""
 
 
 @dataclass
@@ -305,9 +307,10 @@ class Executor:
                 outcome.halt = f"the key was not accepted ({error})"
                 return outcome
             produced = result.deltas > 0
-            if not self.retry.should_retry(error, attempt, produced):
+            policy = spec.retry or self.retry
+            if not policy.should_retry(error, attempt, produced):
                 return outcome
-            wait = self.retry.delay(attempt, error, self._rng)
+            wait = policy.delay(attempt, error, self._rng)
             outcome.retries.append(
                 {"attempt": attempt, "role": spec.role, "next_delay_s": round(wait, 3),
                  "error_type": error_type(error), "error": str(error)}

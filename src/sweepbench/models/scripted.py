@@ -14,7 +14,21 @@ Its behaviour is set by options in the id, as a query string::
     scripted/sketch                    draw a small Excalidraw diagram, 120 tokens/s
     scripted/sculpt                    build a small sculpture (a brazier), 120 tokens/s
     scripted/guess                     answer in a benchmark's format with a deterministic
-                                       guess: a choice letter, a boxed number, a judge verdict
+                                       guess: a choice letter, a boxed number, a judge verdict,
+                                       a teaching evaluation (scores 1-5)
+
+Teaching dialogues (spec §15) have three more, one for each dialogue role::
+
+    scripted/tutor                     a tutor asking one numbered question a turn
+                                       ("(step 3) …"); it never ends the lesson, so a
+                                       guided dialogue runs to its step limit
+    scripted/tutor?end_after=4         the same, saying 下课 on its 4th turn (the step number
+                                       is read from its own last turn, which every memory
+                                       window keeps)
+    scripted/student                   a learner's hesitant reply, deterministic per turn
+    scripted/evaluator?score=4         the evaluation in the marked JSON format: every field
+                                       of the prompt's example set to the score (default 4)
+    scripted/evaluator?score=5&veto=1  the same, with the first field (role consistency) 1
 
 A token is one whitespace-separated word. Output beyond ``max_tokens`` is cut off with
 ``stop_reason=max_tokens``, exactly like a real budget. An effort level adds reasoning tokens
@@ -76,6 +90,9 @@ OPTIONS = {
     "retry_after",
     "disconnect_after",
     "refuse",
+    "end_after",
+    "score",
+    "veto",
 }
 BOUNDS: dict[str, tuple[type[int] | type[float], float, float]] = {
     "words": (int, 0, 100_000),
@@ -84,6 +101,9 @@ BOUNDS: dict[str, tuple[type[int] | type[float], float, float]] = {
     "fail": (int, 0, 999),
     "retry_after": (float, 0.0, 600.0),
     "disconnect_after": (int, 0, 100_000),
+    "end_after": (int, 1, 1_000),
+    "score": (float, 0.0, 10.0),
+    "veto": (int, 0, 1),
 }
 """Each numeric option's type and range: a scripted model is free, so nothing else bounds what
 it may cost the machine (a ``words=300000000`` answer, a ``ttft`` holding a slot for hours)."""
@@ -106,12 +126,59 @@ def _pick(text: str, count: int) -> int:
     return int(hashlib.sha256(text.encode("utf-8")).hexdigest()[:8], 16) % count
 
 
+EVAL_START = "<START OF EVAL OUTPUT>"
+EVAL_END = "<END OF EVAL OUTPUT>"
+_STEP = re.compile(r"\(step (\d+)\)")
+
+
+def evaluation_fields(prompt: str) -> list[str]:
+    """The field names of the example object a teaching evaluation prompt shows (the last
+    marked block), or ``["score"]`` when there is none."""
+    start = prompt.rfind(EVAL_START)
+    if start >= 0:
+        body = prompt[start + len(EVAL_START) :].split(EVAL_END)[0]
+        try:
+            example = json.loads(body)
+        except ValueError:
+            example = None
+        if isinstance(example, dict) and example:
+            return [str(k) for k in example]
+    return ["score"]
+
+
+def evaluation(prompt: str, score: float, *, veto: bool = False) -> str:
+    """A teaching evaluation in the marked format: every field at ``score`` (the first at 1
+    with ``veto``)."""
+    fields = evaluation_fields(prompt)
+    value: float | int = int(score) if float(score).is_integer() else score
+    values = {name: (1 if veto and i == 0 else value) for i, name in enumerate(fields)}
+    return f"Evaluated.\n{EVAL_START}\n{json.dumps(values, ensure_ascii=False)}\n{EVAL_END}"
+
+
+def tutor(request: Request, end_after: int | None) -> str:
+    """A tutor's turn: the next numbered question, or the end of the lesson."""
+    last = next((m.content for m in reversed(request.messages) if m.role == "assistant"), "")
+    found = _STEP.search(last)
+    step = int(found.group(1)) + 1 if found else 1
+    if end_after is not None and step >= end_after:
+        return f"(step {step}) Well done, you worked it out yourself! 下课"
+    return f"(step {step}) Good. What do you think the next step is?"
+
+
+def student(request: Request) -> str:
+    """A learner's hesitant reply (deterministic per prompt)."""
+    guess_number = _pick(last_user_text(request.messages), 10)
+    return f"Hmm, I am not sure. Is it {guess_number}? Could you give me a hint?"
+
+
 def guess(request: Request) -> str:
     """What ``scripted/guess`` answers: a verdict when asked for one (its JSON schema names
     the labels), an ``ANSWER: X`` line when the question lists options, a boxed number when
     it asks for ``\\boxed{}``, a number alone on the last line when it asks for the final
     number, otherwise a short plain sentence. Deterministic per prompt."""
     prompt = last_user_text(request.messages)
+    if EVAL_START in prompt:
+        return evaluation(prompt, _pick(prompt, 5) + 1)
     schema = request.settings.response_format or {}
     labels = schema.get("properties", {}).get("judge_result", {}).get("enum")
     if labels:
@@ -200,6 +267,9 @@ class ScriptedModel(Model):
         self.retry_after = number("retry_after")
         self.disconnect_after = whole("disconnect_after")
         self.refuse = options.get("refuse", "") not in ("", "0")
+        self.end_after = whole("end_after")
+        self.score = number("score")
+        self.veto = options.get("veto", "") not in ("", "0")
         self.text = options.get("text")
         fixture = options.get("fixture") or DEMOS.get(self.base)
         if self.text is None and fixture:
@@ -213,6 +283,14 @@ class ScriptedModel(Model):
             words = self.text.split()
         elif self.base == "guess":
             words = guess(request).split(" ")
+        elif self.base == "tutor":
+            words = tutor(request, self.end_after).split(" ")
+        elif self.base == "student":
+            words = student(request).split(" ")
+        elif self.base == "evaluator":
+            prompt = last_user_text(request.messages)
+            score = 4.0 if self.score is None else self.score
+            words = evaluation(prompt, score, veto=self.veto).split(" ")
         elif self.base == "lorem":
             count = self.words or len(LOREM)
             words = [LOREM[i % len(LOREM)] for i in range(count)]

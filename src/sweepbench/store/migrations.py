@@ -340,3 +340,25 @@ def m005_engine(conn: Connection) -> None:
         sa.Column("stopped_at", UtcDateTime, nullable=True),
     )
     md.create_all(conn)
+
+
+@migration
+def m006_dialogue_turns(conn: Connection) -> None:
+    """Teaching dialogues stored turn by turn: one row per finished turn of a benchmark item
+    (speaker, text, reasoning, usage), written in the group commit that stores the turn's
+    ``calls`` row, so a resumed run continues a dialogue without paying again for its
+    finished turns."""
+    md = sa.MetaData()
+    sa.Table(
+        "bench_turns",
+        md,
+        sa.Column("run_id", sa.String(120), primary_key=True),
+        sa.Column("key", sa.String(500), primary_key=True),
+        sa.Column("turn", sa.Integer, primary_key=True),
+        sa.Column("speaker", sa.String(20), nullable=False),
+        sa.Column("content", sa.Text, nullable=False),
+        sa.Column("reasoning", sa.Text, nullable=False),
+        sa.Column("usage", sa.Text, nullable=True),
+        sa.Column("at", UtcDateTime, nullable=False),
+    )
+    md.create_all(conn)

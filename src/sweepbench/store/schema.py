@@ -291,3 +291,17 @@ bench_spend = sa.Table(
     sa.Column("at", UtcDateTime, nullable=False),
     sa.Index("ix_bench_spend_run", "run_id"),
 )
+
+bench_turns = sa.Table(
+    "bench_turns",
+    metadata,
+    sa.Column("run_id", sa.String(120), primary_key=True),
+    sa.Column("key", sa.String(500), primary_key=True),
+    sa.Column("turn", sa.Integer, primary_key=True),  # 0-based, in dialogue order
+    sa.Column("speaker", sa.String(20), nullable=False),  # opening | teacher | student
+    sa.Column("content", sa.Text, nullable=False),
+    sa.Column("reasoning", sa.Text, nullable=False),
+    sa.Column("usage", sa.Text, nullable=True),  # JSON: the turn's call's tokens
+    sa.Column("at", UtcDateTime, nullable=False),
+)
+"""Teaching dialogues, one row per finished turn (written with the turn's ``calls`` row)."""

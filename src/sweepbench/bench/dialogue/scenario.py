@@ -180,7 +180,9 @@ def scenario_for(task: Task) -> Scenario:
         return options
     if not isinstance(options, Mapping):
         raise DataError(f"{task.id}: a dialogue task needs options.dialogue")
-    return scenario_from_options(task.id, options)
+    # the task's own scale and threshold (they normalise its score) are the scenario's too
+    inherited = {k: task.options[k] for k in ("scale", "pass_threshold") if k in task.options}
+    return scenario_from_options(task.id, {**inherited, **options})
 
 
 def is_dialogue(task: Task) -> bool:
