@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from sweepbench.bench.catalog import load_benchmark
 from sweepbench.bench.items import Item, Task
 from sweepbench.bench.scoring import format_checker, score_answer
 from sweepbench.bench.scoring.choice import extract_choice, score_choice_multi
@@ -22,6 +23,7 @@ from sweepbench.bench.scoring.versions import (
     using_rules,
 )
 from sweepbench.errors import UserError
+from tests.bench.helpers import elbench_root
 
 VERSIONS = ("replicated", "corrected")
 
@@ -207,3 +209,55 @@ def test_ifeval_capital_word_frequency(version: str) -> None:
     )
     # DON + T + NASA: three capital words, as nltk counts them
     assert score_answer(task, item, "DON’T ask NASA’s staff", version=version).passed
+
+
+# --- on ELBench's own items (skipped without the reference data) ----------------------------
+
+DATA = elbench_root()
+needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="the ELBench reference data is absent")
+
+
+@pytest.fixture(scope="module")
+def elbench() -> dict[str, Task]:
+    return {t.id: t for t in load_benchmark("elbench", DATA).tasks}
+
+
+@needs_data
+@pytest.mark.parametrize("version", VERSIONS)
+def test_every_satas_reference_reads_the_same(elbench: dict[str, Task], version: str) -> None:
+    task = elbench["teaching_harm"]
+    with using_rules(version):
+        letters = [letter_set(str(i.reference)) for i in task.items]
+    with using_rules("corrected"):
+        assert letters == [letter_set(str(i.reference)) for i in task.items]
+    assert all(letters)
+
+
+@needs_data
+@pytest.mark.parametrize("version", VERSIONS)
+def test_elbench_choice_keys_score_in_both_versions(elbench: dict[str, Task], version: str) -> None:
+    for task_id in ("mmlu_pro", "ceval"):
+        task = elbench[task_id]
+        for item in task.items:
+            key = str(item.reference).strip()[0]
+            reply = f"Reasoning…\nANSWER: {key} because it fits"
+            assert score_answer(task, item, reply, version=version).passed, item.key
+    omni = elbench["highlevel_omni"]
+    for item in omni.items:
+        reply = f"Final answer: {item.reference}"
+        assert score_answer(omni, item, reply, version=version).passed is (
+            version == "corrected"
+        ), item.key
+
+
+@needs_data
+@pytest.mark.parametrize("version", VERSIONS)
+def test_elbench_boxed_references_score_in_both_versions(
+    elbench: dict[str, Task], version: str
+) -> None:
+    for task_id in ("math_500", "aime24", "aime25", "aime26"):
+        task = elbench[task_id]
+        for item in task.items:
+            reference = str(item.reference)
+            reply = f"So we get \\boxed{{{reference}}}." if task_id == "math_500" else reference
+            assert score_answer(task, item, reply, version=version).passed, item.key
