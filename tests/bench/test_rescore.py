@@ -11,7 +11,12 @@ import pytest
 from sweepbench.bench.catalog import load_benchmark
 from sweepbench.bench.plan import build_plan
 from sweepbench.bench.record import load_record, rules_version_of, scoring_label
-from sweepbench.bench.scoring.rescore import config_with_scoring, settings_hash
+from sweepbench.bench.scoring.rescore import (
+    BEFORE_VERSIONS,
+    config_with_scoring,
+    settings_hash,
+    source_scoring,
+)
 from sweepbench.bench.storage import BenchStore
 from sweepbench.store import Store
 from tests.helpers import cli
@@ -142,3 +147,24 @@ def test_rescore_prints_a_table_and_refuses_the_same_version(
         monkeypatch, capsys, "bench", "rescore", "nope", "--scoring", "corrected"
     )
     assert code != 0 and "no benchmark run" in err
+
+
+def test_a_run_recorded_before_scoring_versions_may_be_rescored_by_either(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _sample_run(monkeypatch, capsys)
+    with Store.open() as store:
+        runs = BenchStore(store)
+        run = runs.run(source)
+        assert run is not None and run.record is not None
+        record = json.loads(run.record)
+        record["scoring"]["version"] = "1"  # as records were written before versions
+        runs.set_record(source, json.dumps(record))
+        assert source_scoring(runs.run(source)) == BEFORE_VERSIONS  # type: ignore[arg-type]
+    code, out, err = run_cli(
+        monkeypatch, capsys, "bench", "rescore", source, "--scoring", "replicated", "--json"
+    )
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["source_scoring"] == BEFORE_VERSIONS and result["flips"] == []
+    assert load_record(_run(result["run_id"]).record).scoring.version == "1+replicated"

@@ -40,7 +40,7 @@ def flips_table(flips: tuple[Flip, ...]) -> Table:
 def print_rescored(result: Rescored) -> None:
     """The outcome in words, the flips table and where to look next."""
     out.print(
-        f"[bold]Rescored.[/bold] Run {escape(result.source_id)} ({result.old_version} scoring) "
+        f"[bold]Rescored.[/bold] Run {escape(result.source_id)} (scoring: {result.old_version}) "
         f"graded again by the {result.version} rules: {result.rescored:,} answers rescored, "
         f"{result.kept:,} kept as they were (judged, failed or not rule-scored). The original "
         "run is unchanged.",

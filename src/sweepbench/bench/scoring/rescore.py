@@ -19,7 +19,7 @@ from typing import Any
 
 from sweepbench.bench.items import Benchmark, Item, Task
 from sweepbench.bench.plan import Selection, build_plan, rule_scored
-from sweepbench.bench.record import dump_record
+from sweepbench.bench.record import dump_record, load_record, rules_version_of
 from sweepbench.bench.record_build import build_record
 from sweepbench.bench.report import RunReport, load_report
 from sweepbench.bench.scoring import score_answer
@@ -30,6 +30,9 @@ from sweepbench.errors import SweepbenchError, UserError
 from sweepbench.store import Store
 
 _ANSWER_FIELDS = tuple(f.name for f in fields(AnswerRow))
+BEFORE_VERSIONS = "before scoring versions"
+"""The scoring of a run recorded before scoring versions existed (its rules were close to
+``corrected``, its hash is a ``replicated`` one): it may be rescored by either version."""
 
 
 @dataclass(frozen=True)
@@ -157,6 +160,19 @@ def _new_run_id(runs: BenchStore, source: RunRow, version: str) -> str:
     return run_id
 
 
+def source_scoring(run: RunRow) -> str:
+    """The scoring version a stored run was graded by: its record's, else its settings'
+    (:data:`BEFORE_VERSIONS` for a record written before scoring versions)."""
+    if run.record:
+        try:
+            label = load_record(run.record).scoring.version
+        except SweepbenchError:
+            label = None
+        if label is not None:
+            return rules_version_of(label) or BEFORE_VERSIONS
+    return str(run.settings.get("config", {}).get("scoring", DEFAULT_SCORING_VERSION))
+
+
 def _source_report(store: Store, run_id: str, version: str) -> RunReport:
     """The run to rescore, refused (UserError) while it runs, when its data cannot be
     reloaded, or when it is already scored by ``version``."""
@@ -166,8 +182,7 @@ def _source_report(store: Store, run_id: str, version: str) -> RunReport:
         raise UserError(f"run {run.id} is still running; rescore it once it has stopped")
     if report.note is not None:
         raise UserError(f"run {run.id} cannot be rescored: {report.note}")
-    old = str(run.settings.get("config", {}).get("scoring", DEFAULT_SCORING_VERSION))
-    if old == version:
+    if source_scoring(run) == version:
         raise UserError(f"run {run.id} is already scored by the {version} scoring version")
     return report
 
@@ -194,7 +209,7 @@ def rescore_run(store: Store, run_id: str, version: str) -> Rescored:
     new_id = _new_run_id(runs, source, version)
     _store_copy(runs, source, new_id, new_config, rows)
     record = _write_record(store, runs, new_id, report.benchmark, new_config)
-    old = str(config.get("scoring", DEFAULT_SCORING_VERSION))
+    old = source_scoring(source)
     return Rescored(
         source.id, new_id, version, old, rescored, len(rows) - rescored, tuple(flips), record
     )
