@@ -288,11 +288,14 @@ def test_the_keyless_drawing_budget_lets_both_cells_finish() -> None:
     """scripted/sketch writes 822 words (its tokens); the local grammar ends a scene after at
     most 8 elements of ~70 tokens. 2,000 left the local cell running out of budget for 68 s."""
     pytest.importorskip("dash", reason="the web extra is not installed")
-    from sweepbench.models.scripted import answer_file
+    from sweepbench.models.scripted import EFFORT_REASONING, answer_file
     from sweepbench.web.defaults import LOCAL, kind_defaults
     from sweepbench.web.offer import offered_models
 
     defaults = kind_defaults("excalidraw", offered_models(), keyless=True)
     assert defaults.axis == "model"
     assert defaults.models == ("scripted/sketch", LOCAL)
-    assert len(answer_file("diagram").split()) < defaults.held_budget <= 1000
+    # the sketch's answer and the thinking its held effort adds must fit, or it is cut short
+    words = len(answer_file("diagram").split())
+    thinking = int(words * EFFORT_REASONING.get(defaults.held_effort, 0.0))
+    assert words + thinking <= defaults.held_budget <= 1200
