@@ -83,6 +83,10 @@ def load_benchmark(
         from sweepbench.bench.sources.declared import sample_benchmark
 
         return sample_benchmark()
+    if key.lower() == "sample-teaching":  # the sample teaching dialogues (docs/benchmarks.md)
+        from sweepbench.bench.sources.declared import SAMPLE_FOLDER, load_declared
+
+        return load_declared(SAMPLE_FOLDER / "teaching.yaml")
     if key.lower() == "elbench":
         if data is None:
             raise UserError(

@@ -476,7 +476,13 @@ def build_plan(
     talks = plan_dialogues(
         tasks, items, pending, limit=answer_limit, evaluator_limit=JUDGE_MAX_TOKENS
     )
-    judged = [i for i in judged if i.key not in talks.keys]  # dialogues have their own share
+    graded = [i for i in judged if i.key not in talks.keys]  # dialogues have their own share
+    if talks.keys:
+        notes.append(
+            f"{len(talks.keys):,} teaching dialogue(s): the low end counts each role's opening "
+            "turn and the evaluation; the high end a guided lesson's 20 steps with every turn "
+            "at its role's length limit, then the evaluation."
+        )
     models: dict[str, str] = {"target": model}
     if judge is not None and needs_judge:
         models["judge"] = judge
@@ -524,15 +530,15 @@ def build_plan(
         price = price_for(judge_info)
         needs_price_ack |= price is None
         task_of = {t.id: t for t in tasks}
-        chars = sum(judge_request_text_chars(task_of[i.task], i) for i in judged)
+        chars = sum(judge_request_text_chars(task_of[i.task], i) for i in graded)
         # spec §6.1: a chat judge's high adds the answers at their limit and a stated output
         # allowance; a verdict-only (decision) judge's high is its low
-        answers_in = 0 if decision_judge else len(judged) * answer_limit
-        out = 0 if decision_judge else len(judged) * JUDGE_HIGH_OUTPUT_TOKENS
+        answers_in = 0 if decision_judge else len(graded) * answer_limit
+        out = 0 if decision_judge else len(graded) * JUDGE_HIGH_OUTPUT_TOKENS
         share = talks.share("judge")  # the evaluator of teaching dialogues
         roles.append(
             _role_cost(
-                "judge", judge, price, len(judged) + share.calls, chars + share.low_chars,
+                "judge", judge, price, len(graded) + share.calls, chars + share.low_chars,
                 answers_in + share.high_input_tokens, out + share.high_output_tokens,
                 limits.for_role("judge"), spent.get("judge", Decimal(0)),
             )

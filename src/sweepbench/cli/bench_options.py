@@ -28,6 +28,12 @@ DataOpt = Annotated[
 ]
 ModelOpt = Annotated[str, typer.Option("--model", "-m", help="The model under test.")]
 JudgeOpt = Annotated[str | None, typer.Option("--judge", help="The judge model.")]
+StudentOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--student", help="The simulated student of teaching dialogues (default: the judge)."
+    ),
+]
 DecisionOpt = Annotated[
     bool, typer.Option("--decision-judge", help="Verdict-only judge: cheaper, no reasons.")
 ]
@@ -80,7 +86,7 @@ EduScoringOpt = Annotated[
 FLAGS: dict[str, str] = {
     "benchmark": "BENCHMARK", "data": "--data", "preset": "--preset", "scope": "--scope",
     "areas": "--areas", "tasks": "--tasks", "skills": "--skills", "per_task": "--per-task",
-    "max_items": "--max-items", "models": "--model/--judge", "max_tokens": "--max-tokens",
+    "max_items": "--max-items", "models": "--model/--judge/--student", "max_tokens": "--max-tokens",
     "decision_judge": "--decision-judge", "edu_scoring": "--edu-scoring", "limit": "--limit",
     "role_limits": "--limit", "concurrency": "--concurrency", "rpm": "--rpm", "tpm": "--tpm",
     "resume": "--no-resume", "retry_failed": "--retry-failed",
@@ -106,6 +112,9 @@ def build_request(options: Mapping[str, Any]) -> BenchRequest:
         if text is not None and text.strip():
             parsed.append(parse_limit(text, f"--limit-{role}", role=role))
     limits = merge_limits(parsed)
+    models = {"target": options["model"], "judge": options["judge"]}
+    if options.get("student"):
+        models["student"] = options["student"]
     values: dict[str, Any] = {
         "benchmark": options["benchmark_name"],
         "data": options["data"],
@@ -116,7 +125,7 @@ def build_request(options: Mapping[str, Any]) -> BenchRequest:
         "skills": options["skills"],
         "per_task": options["per_task"],
         "max_items": options["max_items"],
-        "models": {"target": options["model"], "judge": options["judge"]},
+        "models": models,
         "max_tokens": options["max_tokens"],
         "decision_judge": options["decision_judge"],
         "edu_scoring": options["edu_scoring"],

@@ -99,9 +99,11 @@ def filled(
 
 
 def payload_of(item: Item) -> dict[str, Any]:
-    """The fields an item's templates are filled from: its payload, plus ``prompt``."""
+    """The fields an item's templates are filled from: its payload (ELBench) or its metadata
+    fields (a declaration's ``fields.metadata``), plus ``prompt`` (and ``question``, when the
+    payload has none)."""
     payload = item.metadata.get("payload")
-    data = dict(payload) if isinstance(payload, Mapping) else {}
+    data = dict(payload) if isinstance(payload, Mapping) else dict(item.metadata)
     data.setdefault("prompt", item.prompt)
     data.setdefault("question", item.prompt)
     return data

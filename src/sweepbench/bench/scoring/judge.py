@@ -433,7 +433,7 @@ def judge_task(task: Task, item: Item, response: str) -> Score:
     raise _not_a_rule(task)
 
 
-@scorer("runtime", grading="runtime", options=("scale",))
+@scorer("runtime", grading="runtime", options=("scale", "pass_threshold", "dialogue"))
 def runtime_task(task: Task, item: Item, response: str) -> Score:
     """Refuses: multi-turn tasks are evaluated by the teaching runtime and a judge model."""
     raise _not_a_rule(task)

@@ -34,7 +34,7 @@ SCORER_OPTIONS: dict[str, frozenset[str]] = {
     "numeric": frozenset({"tolerance", "relative"}),
     "judge": frozenset({"scale", "rule_scorer"}),
     "edu_rule": frozenset({"scale"}),
-    "runtime": frozenset({"scale"}),
+    "runtime": frozenset({"scale", "pass_threshold", "dialogue"}),
 }
 """The options each scorer reads (scorers not listed read none)."""
 
@@ -360,10 +360,29 @@ def _check_rule_scorer(value: Any) -> str:
     return f"must be a rule scorer ({', '.join(RULE_SCORERS)}), used with --edu-scoring rule"
 
 
+def _check_threshold(value: Any) -> str:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+    return "" if ok else "must be a number of 0 or more"
+
+
+def _check_dialogue(value: Any) -> str:
+    """A teaching dialogue's scenario (``bench.dialogue.scenario``), checked by building it."""
+    from sweepbench.bench.dialogue.scenario import scenario_from_options
+
+    if not isinstance(value, Mapping):
+        return "must be a mapping (flow, fields, rubric, …; see docs/benchmarks.md)"
+    try:
+        scenario_from_options("task", value)
+    except (DataError, ValueError, TypeError) as exc:
+        return str(exc).removeprefix("task: options.dialogue")
+    return ""
+
+
 _OPTION_CHECKS: dict[str, Callable[[Any], str]] = {
     "choices": _check_choices, "prefixes": _check_prefixes, "tolerance": _check_tolerance,
     "relative": _check_relative, "scale": _check_scale, "pattern": _check_pattern,
-    "rule_scorer": _check_rule_scorer,
+    "rule_scorer": _check_rule_scorer, "pass_threshold": _check_threshold,
+    "dialogue": _check_dialogue,
 }  # fmt: skip
 
 
