@@ -21,6 +21,15 @@ def cli(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
     return 0
 
 
+def run_cli(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, str, str]:
+    """``sweepbench ARGS`` in-process: exit code, stdout, stderr."""
+    code = cli(monkeypatch, *args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
 def store_texts(store: Store) -> dict[str, list[str]]:
     """Every text (and bytes) value of every table of the store, by table."""
     cells: dict[str, list[str]] = {}

@@ -16,19 +16,13 @@ import pytest
 
 from sweepbench.errors import UserError
 from sweepbench.sweeps.plan import MAX_BUDGET
-from tests.helpers import cli
+from tests.helpers import cli, run_cli
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 RANGE = f"a budget is 1 to {MAX_BUDGET:,} tokens"
 
 
-def run(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
-) -> tuple[int, str, str]:
-    """``sweepbench ARGS`` in-process: exit code, stdout, stderr."""
-    code = cli(monkeypatch, *args)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+run = run_cli
 
 
 def flat(text: str) -> str:

@@ -19,7 +19,7 @@ from sweepbench.errors import UserError
 from sweepbench.money.ceilings import MAX_USD, Ceilings, parse_usd_amount
 from sweepbench.settings import home, utf8_problem
 from sweepbench.sweeps.plan import MAX_BUDGET, build_plan
-from tests.helpers import cli
+from tests.helpers import run_cli
 
 NOT_UTF8 = os.fsdecode(b"hi \xff")
 """What Python makes of an argument holding the byte 0xff: a lone surrogate."""
@@ -30,9 +30,8 @@ def run(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
 ) -> tuple[int, str, str]:
     """``sweepbench ARGS`` in-process: exit code, stdout, stderr with rich's wrapping undone."""
-    code = cli(monkeypatch, *args)
-    captured = capsys.readouterr()
-    return code, captured.out, " ".join(captured.err.split())
+    code, out, err = run_cli(monkeypatch, capsys, *args)
+    return code, out, " ".join(err.split())
 
 
 def says(err: str, words: str) -> bool:

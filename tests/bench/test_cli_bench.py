@@ -20,7 +20,7 @@ from sweepbench.money.ledger import Ledger
 from sweepbench.money.prices import format_usd
 from sweepbench.store import Store
 from tests.bench.helpers import calls_of, set_prices
-from tests.helpers import cli
+from tests.helpers import run_cli
 
 ANSWER_B = "scripted/echo?text=ANSWER: B"
 PASS_JUDGE = 'scripted/echo?text={"judge_result":"pass","score":1,"judge_reason":"ok"}'
@@ -31,15 +31,6 @@ FAKE_KEY = "fake-anthropic-key-0123456789"
 def flat(text: str) -> str:
     """Text with rich's line wrapping undone (every run of whitespace one space)."""
     return " ".join(text.split())
-
-
-def run_cli(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
-) -> tuple[int, str, str]:
-    """``sweepbench ARGS``: exit code, stdout, stderr."""
-    code = cli(monkeypatch, *args)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def stored_runs(

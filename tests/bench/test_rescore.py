@@ -19,19 +19,11 @@ from sweepbench.bench.scoring.rescore import (
 )
 from sweepbench.bench.storage import BenchStore
 from sweepbench.store import Store
-from tests.helpers import cli
+from tests.helpers import run_cli
 
 # Replicated reads "B or C" as B; corrected reads no letter at all.
 AMBIGUOUS = "scripted/echo?text=ANSWER: B or C"
 PASS_JUDGE = 'scripted/echo?text={"judge_result":"pass","score":1,"judge_reason":"ok"}'
-
-
-def run_cli(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
-) -> tuple[int, str, str]:
-    code = cli(monkeypatch, *args)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def _answers(run_id: str) -> dict[str, dict[str, Any]]:
