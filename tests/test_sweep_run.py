@@ -152,3 +152,22 @@ async def test_python_api_refuses_inside_a_running_loop() -> None:
         sweepbench.sweep("a", "max_tokens", [2, 9], model="scripted/echo")
     result = await sweepbench.asweep("a", "max_tokens", [2, 9], model="scripted/echo")
     assert len(result.samples) == 2
+
+
+async def test_the_serial_figure_is_claimed_only_where_calls_overlapped(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # calls that ran one after the other (local ones) took their serial time: "≈Xs if run one
+    # at a time" would be wrong in the CLI's status line and in the HTML export alike
+    from sweepbench.cli.sweep import status_line
+    from sweepbench.sweeps.results import SweepResult
+
+    plan = build_plan("a b c", "max_tokens", ["2", "50"], model="scripted/echo?tps=200")
+    result = await Sweep(plan, store=store).run()
+    document = load_sweep(store, result.id)
+    assert result.ran_at_once and document["ran_at_once"] is True
+    assert "if run one at a time" in status_line(result)
+    assert "if run one at a time" in render_html(document)
+    monkeypatch.setattr(SweepResult, "ran_at_once", property(lambda self: False))
+    assert "if run one at a time" not in status_line(result)
+    assert "if run one at a time" not in render_html({**document, "ran_at_once": False})

@@ -98,9 +98,10 @@ def status_line(result: SweepResult) -> str:
     ok = sum(1 for s in samples if s.status == "done" and not s.truncated)
     out = sum(s.result.usage.output_tokens for s in samples if s.result)
     stopped = sum(1 for s in samples if s.status == "stopped")
+    serial = f" (≈{result.serial_s:.1f}s if run one at a time)"  # only true when calls overlapped
     text = (
-        f"{ok}/{len(samples)} calls ok in {result.wall_s:.1f}s wall clock "
-        f"(≈{result.serial_s:.1f}s if run one at a time) · {out:,} tokens out · "
+        f"{ok}/{len(samples)} calls ok in {result.wall_s:.1f}s wall clock"
+        f"{serial if result.ran_at_once else ''} · {out:,} tokens out · "
         f"~{format_usd(result.cost_usd)} total"
     )
     if stopped:

@@ -16,6 +16,7 @@ from importlib import resources
 from typing import Any
 
 from sweepbench.money.prices import format_usd
+from sweepbench.sweeps.timing import serial_clause
 
 CAUTIONS = (
     "Counts are crude proxies for quality: a longer answer is not a better one. Read the cells.",
@@ -131,8 +132,8 @@ def render_html(document: dict[str, Any]) -> str:
     cells = document["cells"]
     ok = sum(1 for c in cells if c["status"] == "done")
     status = (
-        f"{ok}/{len(cells)} calls in {document['wall_s']:.1f}s wall clock "
-        f"(≈{document['serial_s']:.1f}s if run one at a time) · "
+        f"{ok}/{len(cells)} calls in {document['wall_s']:.1f}s wall clock"
+        f"{serial_clause(document)} · "
         f"{totals['output_tokens']:,} tokens out · ~{_usd(totals['cost_usd'])} total"
     )
     notes = "".join(f"<li>{escape(n)}</li>" for n in document.get("notes", []))

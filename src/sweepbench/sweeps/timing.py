@@ -24,6 +24,7 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sweepbench.models.base import Request
 from sweepbench.models.catalog import ModelInfo
@@ -155,3 +156,28 @@ def approximately(seconds: float, mark: str = "about ") -> str:
     """``about 40 s`` (or ``~40 s`` with ``mark="~"``); ``under 1 s`` needs no mark."""
     words = duration_words(seconds)
     return words if seconds < 1 else f"{mark}{words}"
+
+
+SERIAL_MARGIN = 1.2
+"""A stored sweep without ``ran_at_once`` overlapped when its serial time is this much above
+its wall clock."""
+
+
+def ran_at_once(view: dict[str, Any]) -> bool:
+    """Whether any of a sweep's calls overlapped, from a live view or a stored document: it says
+    so (``ran_at_once``); an older stored sweep is judged by its figures (only local calls: one
+    at a time)."""
+    said = view.get("ran_at_once")
+    if said is not None:
+        return bool(said)
+    if all(one_at_a_time(s["model"]) for s in view["cells"]):
+        return False
+    wall, serial = float(view.get("wall_s") or 0), float(view.get("serial_s") or 0)
+    return serial >= wall * SERIAL_MARGIN
+
+
+def serial_clause(view: dict[str, Any]) -> str:
+    """ " (≈24.9s if run one at a time)", only when the calls did not run one at a time."""
+    if not ran_at_once(view):
+        return ""
+    return f" (≈{float(view.get('serial_s') or 0):.1f}s if run one at a time)"

@@ -10,7 +10,7 @@ from typing import Any
 from sweepbench.models.providers import label as provider_label
 from sweepbench.money.prices import format_usd
 from sweepbench.sweeps.results import Spread
-from sweepbench.sweeps.timing import one_at_a_time
+from sweepbench.sweeps.timing import one_at_a_time, serial_clause
 
 NOUNS = {"excalidraw": ("element", "elements"), "sculpture": ("part", "parts")}
 WORKING = {"excalidraw": "drawing…", "sculpture": "building…", "text": "writing…"}
@@ -22,7 +22,6 @@ KEPT = {
 NORMAL_STOPS = ("end", "cancelled")
 CONTEXT_FULL = "context_full"
 """The provider reason of a local call whose output filled the loaded context (models/local.py)."""
-SERIAL_MARGIN = 1.2
 """For an old stored sweep that does not say whether its calls overlapped: the serial figure
 is shown when it is at least this many times the wall clock."""
 
@@ -208,25 +207,6 @@ def spread_text(samples: list[dict[str, Any]], kind: str) -> str:
     seconds = Spread.of([float(s.get("wall_s") or 0) for s in finished])
     parts.append(f"seconds {seconds.text(1)}")
     return f"{len(finished)} samples: " + " · ".join(parts)
-
-
-def ran_at_once(view: dict[str, Any]) -> bool:
-    """Whether any of the sweep's calls overlapped: the view says so (``ran_at_once``); an
-    older stored sweep is judged by its figures (only local calls: one at a time)."""
-    said = view.get("ran_at_once")
-    if said is not None:
-        return bool(said)
-    if all(one_at_a_time(s["model"]) for s in view["cells"]):
-        return False
-    wall, serial = float(view.get("wall_s") or 0), float(view.get("serial_s") or 0)
-    return serial >= wall * SERIAL_MARGIN
-
-
-def serial_clause(view: dict[str, Any]) -> str:
-    """ " (≈24.9s if run one at a time)", only when the calls did not run one at a time."""
-    if not ran_at_once(view):
-        return ""
-    return f" (≈{float(view.get('serial_s') or 0):.1f}s if run one at a time)"
 
 
 def status_line(view: dict[str, Any]) -> tuple[str, str]:
