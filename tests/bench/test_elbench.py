@@ -100,7 +100,7 @@ def test_scope_totals(bench: Benchmark) -> None:
     assert paper == 2439  # 2,939 less the 500 edu items absent from this copy
     assert core == 2439 - 250 - 208
     runnable = sum(len(t.items) for t in bench.in_scope("core") if t.available)
-    assert runnable == core - 45  # teaching tasks are counted, not runnable yet
+    assert runnable == core  # teaching tasks too: the teaching runtime plays them
     per_area = {a.key: sum(_loaded(t) for t in a.tasks) for a in bench.areas}
     assert per_area == {"通用模型": 894, "安全可信": 1000, "基本教育": 45, "高阶育人": 500}
 
@@ -496,7 +496,11 @@ def test_placeholder_keys_are_accepted(tmp_path: Path) -> None:
     task = load_elbench(tmp_path).task("question")
     assert task.missing is None
     assert [i.prompt for i in task.items] == ["q1", "q2"]
-    assert {(p.line, p.field) for p in task.problems} == {(3, "tasks"), (None, "tasks")}
+    # no agents or evaluation: its tasks are counted, but no dialogue can be played
+    assert {(p.line, p.field) for p in task.problems} == {
+        (3, "tasks"), (None, "tasks"), (None, "agents"),
+    }  # fmt: skip
+    assert not task.available
 
 
 @pytest.mark.parametrize(

@@ -315,7 +315,10 @@ def _selected_tasks(
             elif task.missing:
                 errors.append(f"{task.id}: data missing ({task.missing})")
             elif not task.available:
-                errors.append(f"{task.id} is a multi-turn teaching task; those come later")
+                errors.append(
+                    f"{task.id} is a multi-turn teaching task whose template gives no "
+                    "dialogue to play (see its problems in bench list)"
+                )
         return [t for t in tasks if t.id in in_scope and t.available]
     tasks = list(chosen.tasks(benchmark, selection.scope))
     if selection.areas:
@@ -340,8 +343,8 @@ def _selected_tasks(
         count = sum(len(t.items) for t in multi)
         notes.append(
             f"Left out: {len(multi)} multi-turn teaching task(s) ({count} dialogues: "
-            f"{', '.join(t.id for t in multi)}); they need the teaching runtime, which comes "
-            "in a later version."
+            f"{', '.join(t.id for t in multi)}); their templates give no dialogue the "
+            "teaching runtime can play (see the task's problems in bench list)."
         )
     return [t for t in tasks if t.available]
 

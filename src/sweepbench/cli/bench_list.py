@@ -48,8 +48,8 @@ def list_command(
 def _task_state(task: Any, scope_name: str) -> str:
     if task.missing:
         return f"data missing: {task.missing}"
-    if task.multi_turn:
-        return "multi-turn (later)"
+    if not task.available:  # a teaching template with no playable dialogue
+        return "multi-turn: no dialogue to play"
     if task.region_specific and scope_name == "core":
         return "region-specific (--scope paper)"
     return "ready"

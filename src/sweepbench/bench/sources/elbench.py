@@ -140,7 +140,7 @@ def load_task(registry: Registry, spec: TaskSpec, index: FileIndex) -> tuple[Tas
 
 
 def _task_from(spec: TaskSpec, entry: FileEntry, result: TaskLoad) -> Task:
-    options = dict(spec.options)
+    options = {**spec.options, **result.options}
     if spec.answer_format is not None:
         options["answer_instruction"] = spec.answer_format.instruction
     return Task(

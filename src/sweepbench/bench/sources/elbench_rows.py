@@ -377,6 +377,8 @@ class TaskLoad:
     items: list[Item] = field(default_factory=list)
     problems: list[LoadProblem] = field(default_factory=list)
     missing: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    """Task options the file itself gives (a teaching template's dialogue scenario)."""
 
 
 def load_rows(ctx: RowContext, path: Path, shown: str) -> TaskLoad:

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from sweepbench.bench.dialogue.template import dialogue_options
 from sweepbench.bench.items import Item, LoadProblem
 from sweepbench.bench.sources import elbench_prompts as prompts
 from sweepbench.bench.sources.elbench_registry import Scenario
@@ -62,8 +63,9 @@ def teaching_payloads(tasks: Any, shown: str) -> tuple[str, list[tuple[int, Any]
 
 
 def load_teaching(ctx: RowContext, path: Path, shown: str, scenario: Scenario) -> TaskLoad:
-    """A teaching template's tasks as items (counted and listed; the dialogue runtime comes
-    later). A template holding a literal API key is rejected (spec §20 #18)."""
+    """A teaching template's tasks as items, and its dialogue scenario as the task's
+    ``dialogue`` option (played by ``bench.dialogue``). A template holding a literal API key
+    is rejected (spec §20 #18)."""
     document = _read_yaml(path, shown)
     result = TaskLoad()
     if not isinstance(document, Mapping):
@@ -81,6 +83,12 @@ def load_teaching(ctx: RowContext, path: Path, shown: str, scenario: Scenario) -
             "(keys come only from the environment)"
         )
         return result
+    try:
+        result.options["dialogue"] = dialogue_options(document, scenario.scenario_id)
+    except DataError as exc:  # its tasks are still counted; without a scenario none runs
+        where = str(exc).split(":", 1)[0].split(".", 1)[0]
+        message = f"cannot be played: {exc}"
+        result.problems.append(LoadProblem(shown, message, None, where))
     mode, payloads = teaching_payloads(document.get("tasks"), shown)
     for row, payload in payloads:
         if not isinstance(payload, Mapping):
