@@ -95,3 +95,32 @@ def test_a_declaration_with_a_bad_dialogue_is_refused_where_it_is(tmp_path: Path
     )
     with pytest.raises(DataError, match=r"options\.dialogue.*chat"):
         load_declared(tmp_path / "bench.yaml")
+
+
+def test_show_item_prints_a_dialogue_and_export_writes_them(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, err = run_cli(
+        monkeypatch, capsys, "bench", "run", "sample-teaching", "-m", TUTOR,
+        "--judge", "scripted/evaluator?score=5&veto=1", "--tasks", "guided", "--yes", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    run_id = json.loads(out)["run_id"]
+    code, out, err = run_cli(monkeypatch, capsys, "bench", "show", run_id, "--item", "guided-01")
+    assert code == 0, err
+    text = " ".join(out.split())
+    assert "Dialogue guided-01 · 6 turns · the teacher ended the lesson" in text
+    assert "opening: 这是本次一对一辅导所要讲的习题:" in text and "teacher: (step 3)" in text
+    assert "Evaluation: 1.00, fail (vetoed: role confusion)" in text
+    code, out, err = run_cli(
+        monkeypatch, capsys, "bench", "show", run_id, "--item", "guided-02", "--json"
+    )
+    document = json.loads(out)
+    assert [m["role"] for m in document["messages"]][:3] == ["opening", "teacher", "student"]
+    assert document["evaluation"]["vetoed"] is True and document["task"]["ended"] == "keyword"
+    code, out, err = run_cli(monkeypatch, capsys, "bench", "show", run_id, "--item", "nope")
+    assert code != 0 and "no dialogue 'nope'" in " ".join(err.split())
+    code, out, err = run_cli(monkeypatch, capsys, "bench", "export", run_id, str(tmp_path / "x"))
+    assert code == 0, err
+    lines = (tmp_path / "x" / "dialogues.jsonl").read_text("utf-8").splitlines()
+    assert [json.loads(line)["task"]["sample_id"] for line in lines] == ["guided-01", "guided-02"]

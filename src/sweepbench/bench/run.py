@@ -494,10 +494,12 @@ class BenchRunner:
             "teacher": config.model, "student": config.models.get("student", judge),
             "evaluator": judge,
         }  # fmt: skip
+        student_limit = self.executor.model(models["student"]).info.max_output_tokens
         budgets: dict[DialogueRole, int] = {
-            "teacher": config.max_tokens, "student": config.max_tokens,
+            "teacher": config.max_tokens,
+            "student": min(config.max_tokens, student_limit or config.max_tokens),
             "evaluator": self._judge_max_tokens(),
-        }  # fmt: skip
+        }
 
         def on_turn(index: int, turn: Turn) -> None:
             self._pending_turns.append(StoredTurn(item.key, index, turn))

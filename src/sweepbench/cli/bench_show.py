@@ -10,10 +10,12 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from sweepbench.bench.dialogue.export import dialogue_document, find_key
 from sweepbench.bench.report import export_run, load_report
 from sweepbench.bench.results import format_money, outcome_text
 from sweepbench.bench.storage import BenchStore, RunRow, run_is_live
 from sweepbench.cli.bench_options import JsonOpt, out
+from sweepbench.errors import UserError
 from sweepbench.store import Store
 
 text_only = Console(markup=False)
@@ -99,11 +101,49 @@ def _status_words(row: RunRow) -> str:
 def show_command(
     run_id: Annotated[str, typer.Argument(help="A run id (or a unique prefix).")],
     skills: Annotated[bool, typer.Option("--skills", help="Add a row per skill.")] = False,
+    item: Annotated[
+        str | None,
+        typer.Option("--item", metavar="ID", help="Print one teaching dialogue (its id or key)."),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """A run's outcome and scores: per area and task, with 95% intervals."""
     with Store.open() as store:
+        if item is not None:
+            show_dialogue(store, run_id, item, as_json=as_json)
+            return
         show_run(store, run_id, as_json=as_json, skills=skills)
+
+
+def show_dialogue(store: Store, run_id: str, wanted: str, *, as_json: bool) -> None:
+    """One stored teaching dialogue, turn by turn, and its evaluation."""
+    row = BenchStore(store).run(run_id)
+    if row is None:
+        raise UserError(f"no benchmark run {run_id!r} (sweepbench bench runs lists them)")
+    key = find_key(store, row.id, wanted)
+    answer = next((a for a in BenchStore(store).answers(row.id) if a["key"] == key), None)
+    document = dialogue_document(store, row.id, key, answer)
+    if as_json:
+        typer.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        return
+    task = document["task"]
+    ended = {"keyword": "the teacher ended the lesson", "step_limit": "the step limit",
+             "single": "one turn"}.get(task.get("ended") or "", "not finished yet")  # fmt: skip
+    text_only.print(f"Dialogue {task['sample_id']} · {len(document['messages'])} turns · {ended}")
+    for message in document["messages"]:
+        text_only.print(f"{message['role']}: {message['content']}", highlight=False)
+    evaluation = document["evaluation"]
+    if evaluation is None:
+        text_only.print("Not evaluated yet: running the same settings again continues it.")
+    elif evaluation["score"] is None:
+        text_only.print(f"Evaluation failed ({evaluation['error_type']}): {evaluation['error']}")
+    else:
+        items = ", ".join(f"{k} {v}" for k, v in (evaluation["score_items"] or {}).items())
+        veto = " (vetoed: role confusion)" if evaluation["vetoed"] else ""
+        text_only.print(
+            f"Evaluation: {evaluation['score']:.2f}, {evaluation['result']}{veto} — {items}",
+            highlight=False,
+        )
 
 
 def export_command(

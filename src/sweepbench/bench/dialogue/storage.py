@@ -71,3 +71,15 @@ def read_turns(store: Store, run_id: str, key: str) -> list[Turn]:
                   "usage_metadata": usage}  # fmt: skip
         turns.append(Turn.from_json(stored))
     return turns
+
+
+def dialogue_keys(store: Store, run_id: str) -> list[str]:
+    """The items of a run that have stored turns, in key order."""
+    query = (
+        sa.select(bench_turns.c.key)
+        .where(bench_turns.c.run_id == run_id)
+        .distinct()
+        .order_by(bench_turns.c.key)
+    )
+    with store.engine.connect() as conn:
+        return [str(key) for key in conn.scalars(query)]
