@@ -6,12 +6,18 @@ a stop mid-dialogue paying each finished turn once."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 from sweepbench.bench.dialogue.storage import read_turns
 from sweepbench.bench.items import Area, Benchmark, Item, Task
@@ -21,6 +27,8 @@ from sweepbench.bench.run import BenchRunner, RunOutcome
 from sweepbench.bench.storage import BenchStore
 from sweepbench.engine import RetryPolicy
 from sweepbench.store import Store
+from sweepbench.store.schema import bench_turns
+from tests.bench import dialogue_kill_driver as driver
 from tests.bench.helpers import calls_of, set_prices
 
 FAST = RetryPolicy(base_delay_s=0.001, max_delay_s=0.002, rate_limit_floor_s=0.001)
@@ -177,3 +185,57 @@ async def test_resume_after_a_stop_mid_dialogue_pays_each_finished_turn_once(
     paid = Counter(c.role for c in finished)
     assert paid == {"target": 6, "student": 5, "judge": 1}  # each finished turn exactly once
     assert "(step 3)" in turns[5].content  # the dialogue went on where it stopped
+
+
+def test_kill_nine_mid_dialogue_then_resume_pays_each_finished_turn_once(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'killed.db'}"
+    repo = Path(__file__).resolve().parents[2]
+    store = Store.open(url)  # migrated before the child starts
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.bench.dialogue_kill_driver", url], cwd=repo,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(repo)},
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while _turns_stored(store) < 9 and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    (run,) = BenchStore(store).runs(5)
+    stored_before = _turns_stored(store)
+    assert 9 <= stored_before < driver.DIALOGUES * 16  # killed part-way
+    outcome = asyncio.run(driver.drive(url))
+    assert outcome.run_id == run.id and outcome.status == "completed" and outcome.scored == 4
+    for n in range(driver.DIALOGUES):
+        key = f"lessons.yaml::lesson-{n}"
+        spoken = Counter(t.speaker for t in read_turns(store, run.id, key))
+        assert spoken == {"opening": 1, "teacher": 8, "student": 7}
+        finished = Counter(
+            c.role for c in calls_of(store, run.id) if c.item_key == key and c.stop_reason == "end"
+        )
+        assert finished == {"target": 8, "student": 7, "judge": 1}  # no finished turn twice
+
+
+def _turns_stored(store: Store) -> int:
+    with store.engine.connect() as conn:
+        return int(conn.scalar(sa.select(sa.func.count()).select_from(bench_turns)) or 0)
+
+
+async def test_a_failing_turn_is_retried_per_spec_then_a_failure_keeping_the_turns(
+    store: Store,
+) -> None:
+    benchmark = teaching(1, single=1)
+    outcome, _ = await _run(store, benchmark, model="scripted/tutor?fail=500")
+    assert outcome.status == "completed_with_errors" and outcome.errors == 2
+    rows = {r["key"]: r for r in BenchStore(store).answers(outcome.run_id)}
+    assert {r["error_type"] for r in rows.values()} == {"provider_error"}
+    attempts = Counter(c.item_key for c in calls_of(store, outcome.run_id))
+    assert attempts == {"guided.yaml::guided-0": 15, "explain.yaml::explain-0": 5}
+    # the opening was stored; a run that works now plays on from it
+    turns = read_turns(store, outcome.run_id, "guided.yaml::guided-0")
+    assert [t.speaker for t in turns] == ["opening"]
