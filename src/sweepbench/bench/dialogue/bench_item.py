@@ -115,9 +115,11 @@ async def teach(
     retry = dialogue_retry(scenario, retry_delay_s)
 
     async def engine_call(role: DialogueRole, messages: tuple[Message, ...], budget: int) -> Reply:
+        evaluator = role == "evaluator"  # at temperature 0, thinking off where it can be
         settings = GenerateSettings(
-            max_tokens=budget, temperature=0.0 if role == "evaluator" else None
-        )
+            max_tokens=budget, temperature=0.0 if evaluator else None,
+            effort="none" if evaluator else None,
+        )  # fmt: skip
         request = Request(models[role], messages, settings)
         result, attempts = await call(ROLE_OF[role], request, item.key, retry)
         tally.attempts += attempts
