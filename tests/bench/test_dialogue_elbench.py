@@ -3,6 +3,7 @@ scripted models. Skipped when the reference data is absent."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from sweepbench.store import Store
 from tests.bench.helpers import calls_of, elbench_root
 
 DATA = elbench_root()
+TEACHING = ("knowledge", "question", "cross", "guided")
 
 
 @pytest.fixture(scope="module")
@@ -63,3 +65,22 @@ async def test_teaching_tasks_run_on_scripted_models(bench: Benchmark, tmp_path:
     assert all(len(r["score_metadata"]["score_items"]) == 14 for r in guided)
     roles = Counter(c.role for c in calls_of(store, outcome.run_id))
     assert roles == {"target": 2 + 2 * 2, "student": 2, "judge": 4}
+
+
+def test_the_full_preset_on_scripted_guess_covers_the_teaching_tasks(
+    bench: Benchmark, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.helpers import cli
+
+    code = cli(
+        monkeypatch, "bench", "run", "elbench", "--data", str(DATA), "--preset", "full",
+        "--model", "scripted/guess", "--judge", "scripted/guess", "--yes", "--json",
+    )  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    shown = json.loads(captured.out)
+    with Store.open() as store:
+        rows = list(BenchStore(store).answers(shown["run_id"]))
+    taught = Counter(r["task"] for r in rows if r["task"] in TEACHING)
+    assert taught == {"knowledge": 10, "question": 10, "cross": 10, "guided": 15}
+    assert all(r["status"] == "scored" for r in rows if r["task"] in TEACHING)

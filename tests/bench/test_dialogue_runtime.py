@@ -209,3 +209,22 @@ def test_unparseable_evaluation_retried_then_a_failure_not_a_zero() -> None:
     no_number = Fake(lambda n: "x", evaluator=marked({"a": "good"}))
     with pytest.raises(EvaluationFailed):
         asyncio.run(evaluate(guided(), {}, [Turn("teacher", "x")], no_number, budget=0))
+
+
+def test_estimate_low_is_the_opening_turns_high_is_twenty_steps_at_the_limits() -> None:
+    from sweepbench.bench.dialogue.estimate import estimate
+    from sweepbench.bench.items import Item
+
+    item = Item("k", "s", "t", "d", "3 + 4 = ?", metadata={"payload": {"question": "3 + 4"}})
+    shares = estimate(guided(), [item], limit=100, evaluator_limit=10)
+    teacher, student, evaluator = shares["teacher"], shares["student"], shares["evaluator"]
+    assert (teacher.calls, student.calls, evaluator.calls) == (20, 19, 2)
+    assert teacher.high_output_tokens == 20 * 100 and student.high_output_tokens == 19 * 100
+    assert teacher.high_input_tokens == 20 * 7 * 100  # a full memory window at the limit
+    assert evaluator.high_output_tokens == 2 * 1024  # at least 1,024, every attempt
+    assert teacher.low_chars > len("这是本次一对一辅导所要讲的习题: 3 + 4") and student.low_chars
+    single = estimate(
+        scenario_from_options("x", {"fields": ["a"], "rubric": "R"}), [item], limit=100,
+        evaluator_limit=10,
+    )  # fmt: skip
+    assert set(single) == {"teacher", "evaluator"} and single["teacher"].calls == 1
