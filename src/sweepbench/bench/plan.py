@@ -20,6 +20,7 @@ from typing import TypeVar
 
 from sweepbench.bench.catalog import PRESET_ALIASES, PRESETS, Preset
 from sweepbench.bench.dialogue.estimate import plan_dialogues
+from sweepbench.bench.dialogue.prompts import DIALOGUE_PROMPT_VERSION
 from sweepbench.bench.items import Benchmark, Item, Scope, Task
 from sweepbench.bench.results import format_money
 from sweepbench.bench.scoring.judge import (
@@ -501,7 +502,9 @@ def build_plan(
             f"{benchmark.prompt_version}+judge-{JUDGE_PROMPT_VERSION}"
             if needs_judge and judge
             else benchmark.prompt_version
-        ),
+        )
+        # the teaching runtime's own wording (default prompts, the evaluation's format) too
+        + (f"+dialogue-{DIALOGUE_PROMPT_VERSION}" if talks.tasks else ""),
         models=models,
         decision_judge=decision_judge if needs_judge else False,
         scope=selection.scope,

@@ -90,6 +90,8 @@ class DialoguePlan:
     """The dialogue part of a benchmark plan: which pending items are dialogues, whether a
     student is needed, and each benchmark role's share of the estimate."""
 
+    tasks: frozenset[str]
+    """Selected tasks the teaching runtime plays."""
     keys: frozenset[str]
     """Pending items the teaching runtime plays."""
     needs_student: bool
@@ -130,6 +132,7 @@ def plan_dialogues(
             total.high_output_tokens += share.high_output_tokens
     guided = {t for t, s in scenarios.items() if s.flow == "guided"}
     return DialoguePlan(
+        tasks=frozenset(scenarios),
         keys=frozenset(i.key for i in pending if i.task in scenarios),
         needs_student=any(i.task in guided for i in selected),
         shares=shares,
