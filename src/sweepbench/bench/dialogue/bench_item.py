@@ -10,7 +10,6 @@ the evaluation's mean as the score, the evaluation itself in the metadata.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -158,8 +157,3 @@ async def teach(
         return Taught(dialogue, error_type="judge_unparseable", error=str(failed),
                       raw_evaluation=failed.raw, tally=tally)  # fmt: skip
     return Taught(dialogue, evaluation, tally=tally)
-
-
-def raw_json(evaluation: Evaluation) -> str:
-    """The evaluation as stored with the answer (``raw_eval``)."""
-    return json.dumps(evaluation.values, ensure_ascii=False)

@@ -103,7 +103,9 @@ def payload_of(item: Item) -> dict[str, Any]:
     fields (a declaration's ``fields.metadata``), plus ``prompt`` (and ``question``, when the
     payload has none)."""
     payload = item.metadata.get("payload")
-    data = dict(payload) if isinstance(payload, Mapping) else dict(item.metadata)
+    if isinstance(payload, Mapping):
+        return {**payload, "prompt": payload.get("prompt", item.prompt)}
+    data = dict(item.metadata)
     data.setdefault("prompt", item.prompt)
     data.setdefault("question", item.prompt)
     return data
