@@ -124,3 +124,8 @@ def test_show_item_prints_a_dialogue_and_export_writes_them(
     assert code == 0, err
     lines = (tmp_path / "x" / "dialogues.jsonl").read_text("utf-8").splitlines()
     assert [json.loads(line)["task"]["sample_id"] for line in lines] == ["guided-01", "guided-02"]
+    table = (tmp_path / "x" / "evaluation_guided.csv").read_text("utf-8").splitlines()
+    assert table == [
+        "task_id,role_consistency,guidance,accuracy,encouragement,avg",
+        "guided-01,1,1,1,1,1", "guided-02,1,1,1,1,1", "Avg,1,1,1,1,1",
+    ]  # fmt: skip

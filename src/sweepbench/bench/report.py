@@ -13,8 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from sweepbench.bench.catalog import load_benchmark
-from sweepbench.bench.dialogue.export import dialogue_documents
-from sweepbench.bench.dialogue.storage import dialogue_keys
+from sweepbench.bench.dialogue.export import dialogue_files
 from sweepbench.bench.items import Area, Benchmark, Item, Scope, Task
 from sweepbench.bench.results import (
     Outcome,
@@ -280,8 +279,8 @@ def _with_question(row: dict[str, Any], items: dict[str, Item]) -> dict[str, Any
 
 def export_run(store: Store, run_id: str, directory: Path) -> list[Path]:
     """Write ``answers.jsonl`` (scored), ``failures.jsonl``, ``spend.jsonl``,
-    ``summary.csv``, ``summary.json`` and, for teaching dialogues, ``dialogues.jsonl`` into
-    ``directory``; every file passes the key
+    ``summary.csv``, ``summary.json`` and, for teaching dialogues, ``dialogues.jsonl`` and an
+    ``evaluation_<task>.csv`` per task into ``directory``; every file passes the key
     scrubber. Returns the paths written."""
     report = load_report(store, run_id)
     runs = BenchStore(store)
@@ -313,7 +312,7 @@ def export_run(store: Store, run_id: str, directory: Path) -> list[Path]:
     paths["summary.json"].write_text(
         scrub(json.dumps(summary, ensure_ascii=False, indent=2, default=str), secrets), "utf-8"
     )
-    if dialogue_keys(store, report.run.id):  # teaching dialogues, turn by turn
-        paths["dialogues.jsonl"] = directory / "dialogues.jsonl"
-        _jsonl(paths["dialogues.jsonl"], dialogue_documents(store, report.run.id), secrets)
+    for name, text in dialogue_files(store, report.run.id).items():  # teaching dialogues
+        paths[name] = directory / name
+        paths[name].write_text(scrub(text, secrets), "utf-8")
     return list(paths.values())
