@@ -6,6 +6,7 @@ a stop mid-dialogue paying each finished turn once."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -239,3 +240,16 @@ async def test_a_failing_turn_is_retried_per_spec_then_a_failure_keeping_the_tur
     # the opening was stored; a run that works now plays on from it
     turns = read_turns(store, outcome.run_id, "guided.yaml::guided-0")
     assert [t.speaker for t in turns] == ["opening"]
+
+
+async def test_function_mode_evaluator_gets_the_schema(store: Store) -> None:
+    task = dialogue_task("guided", 1, flow="guided", format_mode="function")
+    benchmark = Benchmark("fn", "Fn", (Area("teach", "Teaching", (task,)),), version="v1")
+    bare = 'scripted/echo?text={"role_consistency":5,"guidance":4,"accuracy":3}'
+    outcome, _ = await _run(store, benchmark, judge=bare)
+    (row,) = BenchStore(store).answers(outcome.run_id)
+    assert row["status"] == "scored" and row["score"] == 4.0
+    (grade,) = [c for c in calls_of(store, outcome.run_id) if c.role == "judge"]
+    settings = grade.request["settings"]
+    assert settings["response_format"]["required"] == FIELDS
+    assert (settings["effort"], settings["temperature"], settings["max_tokens"]) == ("none", 0.0, 1024)

@@ -228,3 +228,17 @@ def test_estimate_low_is_the_opening_turns_high_is_twenty_steps_at_the_limits() 
         evaluator_limit=10,
     )  # fmt: skip
     assert set(single) == {"teacher", "evaluator"} and single["teacher"].calls == 1
+
+
+def test_function_mode_sends_a_schema_and_reads_a_bare_object() -> None:
+    from sweepbench.bench.dialogue.evaluation import evaluation_schema
+
+    scenario = guided(format_mode="function", fields=[{"field": "a", "type": "int"},
+                                                      {"field": "b", "type": "float"}])  # fmt: skip
+    assert evaluation_schema(scenario.fields)["properties"] == {
+        "a": {"type": "integer"}, "b": {"type": "number"},
+    }  # fmt: skip
+    assert judged('{"a": 4, "b": 3}', scenario) is not None
+    assert judged('{"a": 4, "b": 3}', guided()) is None  # prompt mode needs the markers
+    with pytest.raises(Exception, match="format_mode"):
+        guided(format_mode="xml")

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sweepbench.bench.dialogue.evaluation import Evaluation, EvaluationFailed
+from sweepbench.bench.dialogue.evaluation import Evaluation, EvaluationFailed, evaluation_schema
 from sweepbench.bench.dialogue.flow import Dialogue, DialogueRole, OnTurn, Reply, evaluate, play
 from sweepbench.bench.dialogue.scenario import Scenario, payload_of
 from sweepbench.bench.dialogue.turns import Turn, transcript
@@ -112,12 +112,14 @@ async def teach(
     """Play ``item``'s dialogue on from its stored ``turns`` and evaluate it."""
     tally = Tally()
     retry = dialogue_retry(scenario, retry_delay_s)
+    schema = evaluation_schema(scenario.fields) if scenario.format_mode == "function" else None
 
     async def engine_call(role: DialogueRole, messages: tuple[Message, ...], budget: int) -> Reply:
         evaluator = role == "evaluator"  # at temperature 0, thinking off where it can be
         settings = GenerateSettings(
             max_tokens=budget, temperature=0.0 if evaluator else None,
             effort="none" if evaluator else None,
+            response_format=schema if evaluator else None,
         )  # fmt: skip
         request = Request(models[role], messages, settings)
         result, attempts = await call(ROLE_OF[role], request, item.key, retry)

@@ -90,14 +90,15 @@ def evaluation_messages(
     return tuple(out)
 
 
-def parse_evaluation(text: str) -> dict[str, Any] | None:
+def parse_evaluation(text: str, *, bare: bool = False) -> dict[str, Any] | None:
     """The evaluation object of an evaluator's reply, or None: the last marked block, ``\\<``
-    and ``\\>`` unescaped, fences and a leading "json" stripped, parsed as a JSON object."""
+    and ``\\>`` unescaped, fences and a leading "json" stripped, parsed as a JSON object.
+    With ``bare`` (function mode), a reply without markers is read as the object itself."""
     text = text.replace("\\<", "<").replace("\\>", ">")
     start = text.rfind(START)
-    if start < 0:
+    if start < 0 and not bare:
         return None
-    body = text[start + len(START) :]
+    body = text[start + len(START) :] if start >= 0 else text
     end = body.find(END)
     if end >= 0:
         body = body[:end]
@@ -109,6 +110,17 @@ def parse_evaluation(text: str) -> dict[str, Any] | None:
     except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
+
+
+def evaluation_schema(fields: Sequence[FormatField]) -> dict[str, Any]:
+    """The JSON schema of the evaluation object (function mode)."""
+    types = {"int": "integer", "float": "number", "bool": "boolean", "str": "string"}
+    return {
+        "type": "object",
+        "properties": {f.name: {"type": types.get(f.type, "number")} for f in fields},
+        "required": [f.name for f in fields],
+        "additionalProperties": False,
+    }
 
 
 def numeric_leaves(value: Any) -> list[float]:
@@ -155,7 +167,7 @@ def _bottom(value: Any) -> Any:
 
 def judged(raw: str, scenario: Scenario) -> Evaluation | None:
     """The evaluation of one reply, or None when it holds no object with a number."""
-    values = parse_evaluation(raw)
+    values = parse_evaluation(raw, bare=scenario.format_mode == "function")
     if values is None:
         return None
     values, vetoed = apply_veto(values, scenario)

@@ -66,6 +66,9 @@ class Scenario:
     """Guided: when this field (role consistency) is at the bottom of the scale, every field
     is forced to it (role confusion vetoes the whole evaluation)."""
     end_keywords: tuple[str, ...] = END_KEYWORDS
+    format_mode: Literal["prompt", "function"] = "prompt"
+    """``prompt``: the evaluator writes the marked JSON block; ``function``: it is also sent a
+    JSON schema built from the fields (structured output), and a bare object is read too."""
     names: Mapping[str, str] = field(
         default_factory=lambda: {"opening": "student", "teacher": "teacher", "student": "student"}
     )
@@ -159,6 +162,9 @@ def scenario_from_options(task_id: str, options: Mapping[str, Any]) -> Scenario:
     teacher_default = prompts.TEACHER_GUIDED if guided else prompts.TEACHER_SINGLE
     fields = _fields(options.get("fields"), f"{where}.fields")
     veto = options.get("veto_field", fields[0].name if guided else None)
+    mode = str(options.get("format_mode") or "prompt")
+    if mode not in ("prompt", "function"):
+        raise DataError(f"{where}.format_mode: {mode!r} is not prompt or function")
     return Scenario(
         id=str(options.get("scenario_id") or task_id),
         flow="guided" if guided else "single",
@@ -174,6 +180,7 @@ def scenario_from_options(task_id: str, options: Mapping[str, Any]) -> Scenario:
         keep_turns=int(options.get("keep_turns", KEEP_TURNS)),
         max_steps=int(options.get("max_steps", MAX_STEPS)),
         veto_field=None if veto is None else str(veto),
+        format_mode="function" if mode == "function" else "prompt",
     )
 
 

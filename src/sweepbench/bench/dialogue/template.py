@@ -11,6 +11,9 @@ from typing import Any
 from sweepbench.bench.dialogue.scenario import scenario_from_options
 from sweepbench.errors import DataError
 
+FUNCTION_MODES = ("function", "function_call", "tool", "tools")
+"""A template's ``format_mode`` values that ask for a structured result call."""
+
 
 def _prompt(agent: Any, where: str) -> list[dict[str, str]]:
     prompt = agent.get("prompt") if isinstance(agent, Mapping) else None
@@ -45,6 +48,7 @@ def dialogue_options(document: Mapping[str, Any], scenario_id: str) -> dict[str,
         "teacher": _prompt(teacher, f"agents.{teacher_name}"),
         "rubric": _prompt(evaluation, "evaluation"),
         "fields": list(fields) if isinstance(fields, list) else fields,
+        "format_mode": "function" if evaluation.get("format_mode") in FUNCTION_MODES else "prompt",
     }
     memory = teacher.get("memory") if isinstance(teacher, Mapping) else None
     if isinstance(memory, Mapping) and isinstance(memory.get("keep_turns"), int):
