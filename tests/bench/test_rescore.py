@@ -160,3 +160,22 @@ def test_a_run_recorded_before_scoring_versions_may_be_rescored_by_either(
     result = json.loads(out)
     assert result["source_scoring"] == BEFORE_VERSIONS and result["flips"] == []
     assert load_record(_run(result["run_id"]).record).scoring.version == "1+replicated"
+
+
+def test_bench_run_takes_the_scoring_version(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a run can be scored by the corrected rules from the start, hashed apart from replicated
+    run = ["bench", "run", "sample", "--preset", "auto", "-m", AMBIGUOUS, "--yes", "--json"]
+    hashes = {}
+    for version in ("corrected", "replicated"):
+        code, out, _ = run_cli(monkeypatch, capsys, *run, "--scoring", version)
+        assert code == 0
+        report = json.loads(out)
+        hashes[version] = report["config_hash"]
+        row = BenchStore(Store.open()).run(report["run_id"])
+        assert row is not None and row.record is not None
+        assert json.loads(row.record)["scoring"]["version"] == f"1+{version}"
+    assert hashes["corrected"] != hashes["replicated"]
+    code, _, err = run_cli(monkeypatch, capsys, *run, "--scoring", "lenient")
+    assert code == 2 and "--scoring" in err

@@ -19,6 +19,7 @@ from sweepbench.bench.items import Benchmark, Scope
 from sweepbench.bench.plan import DEFAULT_CONCURRENCY, Limits, Selection
 from sweepbench.bench.results import format_money
 from sweepbench.bench.resume import PreparedRun
+from sweepbench.bench.scoring.versions import DEFAULT_SCORING_VERSION, ScoringVersion
 from sweepbench.errors import UserError
 from sweepbench.money.ceilings import parse_usd_amount
 from sweepbench.roles import BENCH_ROLES, Role, label, parse_role
@@ -149,6 +150,8 @@ class BenchRequest(BaseModel):
     """A verdict-only judge: cheaper, no reasons."""
     edu_scoring: Literal["judge", "rule"] = "judge"
     """``rule``: judged tasks that have a fixed-rule scorer are scored by it instead."""
+    scoring: ScoringVersion = DEFAULT_SCORING_VERSION
+    """How rule scorers read answers: ``replicated`` (as ELBench does) or ``corrected``."""
     limit: Annotated[Decimal | None, BeforeValidator(_usd_or_none)] = None
     """The total spending limit, USD."""
     role_limits: Annotated[dict[str, USD], BeforeValidator(_role_keys)] = {}
@@ -283,6 +286,7 @@ def prepare(
         selection=request.selection, limits=request.limits, max_tokens=request.max_tokens,
         resume=request.resume, retry_failed=request.retry_failed,
         rule_scoring=request.edu_scoring == "rule", student=models.get("student"),
+        scoring=request.scoring,
     )  # fmt: skip
     unused = [
         f"The {label(role)} ({model}) is not used: none of the selected tasks needs one."

@@ -9,6 +9,7 @@ from typing import Any
 
 from sweepbench.bench.items import Benchmark
 from sweepbench.bench.plan import BenchPlan, Limits, Selection, build_plan
+from sweepbench.bench.scoring.versions import DEFAULT_SCORING_VERSION
 from sweepbench.bench.storage import BenchStore, RunRow, run_is_live
 from sweepbench.store import Store
 
@@ -43,6 +44,7 @@ def prepare(
     retry_failed: bool = False,
     rule_scoring: bool = False,
     student: str | None = None,
+    scoring: str = DEFAULT_SCORING_VERSION,
 ) -> PreparedRun:
     """Plan a run, continuing the newest unfinished run with the same settings when
     ``resume`` (its scored items are skipped, its failed ones retried). With
@@ -50,6 +52,7 @@ def prepare(
     kwargs: dict[str, Any] = dict(
         model=model, judge=judge, decision_judge=decision_judge, selection=selection,
         limits=limits, max_tokens=max_tokens, rule_scoring=rule_scoring, student=student,
+        scoring=scoring,
     )  # fmt: skip
     plan = build_plan(benchmark, **kwargs)
     if store is None or not (resume or retry_failed) or plan.errors:

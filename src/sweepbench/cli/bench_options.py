@@ -83,6 +83,16 @@ EduScoringOpt = Annotated[
     ),
 ]
 
+ScoringOpt = Annotated[
+    str,
+    typer.Option(
+        "--scoring",
+        help="replicated (default: answers read as ELBench reads them, comparable with its "
+        "published results) or corrected (its known misreadings fixed; never ranked with "
+        "published results). See docs/benchmarks.md.",
+    ),
+]
+
 FLAGS: dict[str, str] = {
     "benchmark": "BENCHMARK", "data": "--data", "preset": "--preset", "scope": "--scope",
     "areas": "--areas", "tasks": "--tasks", "skills": "--skills", "per_task": "--per-task",
@@ -91,7 +101,7 @@ FLAGS: dict[str, str] = {
     "role_limits": "--limit", "concurrency": "--concurrency", "rpm": "--rpm", "tpm": "--tpm",
     "resume": "--no-resume", "retry_failed": "--retry-failed",
     "accept_unpriced": "--accept-unpriced", "confirmed": "--yes",
-    "allow_data_outside": "--allow-data-outside",
+    "allow_data_outside": "--allow-data-outside", "scoring": "--scoring",
 }  # fmt: skip
 """How the CLI names each field of a BenchRequest, for its errors."""
 
@@ -132,6 +142,7 @@ def build_request(options: Mapping[str, Any]) -> BenchRequest:
         "limit": limits.total,
         "role_limits": dict(limits.roles),
         "allow_data_outside": options["allow_data_outside"],
+        "scoring": options["scoring"],
     }
     values.update({field: options[name] for name, field in RUN_OPTIONS.items() if name in options})
     if "no_resume" in options:

@@ -36,6 +36,7 @@ from sweepbench.cli.bench_options import (
     PerTaskOpt,
     PresetOpt,
     ScopeOpt,
+    ScoringOpt,
     SkillsOpt,
     StudentOpt,
     TasksOpt,
@@ -68,6 +69,7 @@ def estimate_command(
     limit_target: LimitTargetOpt = None,
     limit_judge: LimitJudgeOpt = None,
     edu_scoring: EduScoringOpt = "judge",
+    scoring: ScoringOpt = "replicated",
     data: DataOpt = None,
     allow_data_outside: AllowDataOutsideOpt = False,
     as_json: JsonOpt = False,
@@ -105,6 +107,7 @@ def run_command(
     limit_target: LimitTargetOpt = None,
     limit_judge: LimitJudgeOpt = None,
     edu_scoring: EduScoringOpt = "judge",
+    scoring: ScoringOpt = "replicated",
     concurrency: Annotated[
         int, typer.Option("--concurrency", help="Requests at once (1–100).")
     ] = DEFAULT_CONCURRENCY,
