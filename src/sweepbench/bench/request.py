@@ -15,6 +15,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, fi
 
 from sweepbench.bench import resume
 from sweepbench.bench.catalog import load_benchmark, preset, scope
+from sweepbench.bench.dialogue.calibration import plan_calibration
 from sweepbench.bench.items import Benchmark, Scope
 from sweepbench.bench.plan import DEFAULT_CONCURRENCY, Limits, Selection
 from sweepbench.bench.results import format_money
@@ -296,6 +297,11 @@ def prepare(
     if unused:
         plan = replace(prepared.plan, notes=(*prepared.plan.notes, *unused))
         prepared = replace(prepared, plan=plan)
+    plan = prepared.plan
+    if store is not None and not plan.errors:
+        pending = [i.task for i in plan.items]
+        calibration = plan_calibration(store, plan.tasks, pending, plan.config.models)
+        prepared = replace(prepared, dialogue_calibration=calibration)
     return prepared
 
 

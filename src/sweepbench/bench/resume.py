@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from sweepbench.bench.dialogue.calibration import FlowCalibration
 from sweepbench.bench.items import Benchmark
 from sweepbench.bench.plan import BenchPlan, Limits, Selection, build_plan
 from sweepbench.bench.scoring.versions import DEFAULT_SCORING_VERSION
@@ -28,6 +29,9 @@ class PreparedRun:
     retry_failed: bool = False
     regrade: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Failed rows whose stored answer only needs grading again, by key."""
+    dialogue_calibration: tuple[FlowCalibration, ...] = ()
+    """The pending teaching dialogues' calibration from the store, one entry per flow (empty:
+    no dialogue to run, or no store)."""
 
 
 def prepare(

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from sweepbench.bench.dialogue.bench_item import ROLE_OF
+from sweepbench.bench.dialogue.calibration import CALIBRATE_AFTER, FlowCalibration
 from sweepbench.bench.plan import BenchPlan, role_word
 from sweepbench.bench.results import format_money
 from sweepbench.bench.resume import PreparedRun
 from sweepbench.bench.scoring.judge import JUDGE_HIGH_OUTPUT_TOKENS
+from sweepbench.roles import label
 
 
 def estimate_lines(prepared: PreparedRun, *, surface: str = "cli") -> list[str]:
@@ -23,6 +26,7 @@ def estimate_lines(prepared: PreparedRun, *, surface: str = "cli") -> list[str]:
     lines.extend(_limit_lines(plan, surface))
     lines.append(_coverage_line(plan))
     lines.extend(plan.notes)
+    lines.extend(_calibration_line(c) for c in prepared.dialogue_calibration)
     previous = prepared.previous
     if previous is not None and not plan.items:
         lines.append(
@@ -83,6 +87,55 @@ def _cost_lines(plan: BenchPlan) -> list[str]:
             f"{role_word(role.role)} ({role.model}): {role.calls:,} calls, {cost}{limit}{spent}"
         )
     return lines
+
+
+_FLOW_WORDS = {"guided": "guided lessons", "single": "single-turn teaching dialogues"}
+
+
+def _about(value: float, digits: int = 1) -> str:
+    """A mean as a person reads it: whole when it is, else to ``digits`` decimals."""
+    if abs(value - round(value)) < 10**-digits / 2:
+        return f"{round(value):,}"
+    return f"{value:,.{digits}f}"
+
+
+def _counted(value: float, noun: str) -> str:
+    """ "1 call", "2.5 calls"."""
+    shown = _about(value)
+    return f"{shown} {noun}" if shown == "1" else f"{shown} {noun}s"
+
+
+def _calibration_line(found: FlowCalibration) -> str:
+    """What the finished dialogues of these models came to (spec: the dialogue estimate is
+    calibrated once there are five), or that there are not enough yet."""
+    words = _FLOW_WORDS[found.flow]
+    calibration = found.calibration
+    if calibration is None:
+        if not found.finished:
+            return f"No finished {words} of these models yet to calibrate the estimate from."
+        return (
+            f"Only {found.finished:,} finished {words} of these models so far: the estimate is "
+            f"calibrated from {CALIBRATE_AFTER}."
+        )
+    shares: list[str] = []
+    for role, means in calibration.roles.items():
+        tokens = "tokens in" if not shares else "in"
+        shares.append(
+            f"{_about(means.input_tokens, 0)} {tokens} and {_about(means.output_tokens, 0)} out "
+            f"for the {label(ROLE_OF[role])} ({_counted(means.calls, 'call')})"
+        )
+    text = (
+        f"{words[:1].upper()}{words[1:]} of these models so far ({calibration.dialogues:,} "
+        f"finished): about {_counted(calibration.steps, 'step')} "
+        f"({_counted(calibration.turns, 'turn')}) per dialogue; {', '.join(shares)}"
+    )
+    usd = calibration.usd_per_dialogue()
+    if usd is None:
+        return text + "; a model here has no listed price, so no cost per dialogue."
+    return (
+        f"{text}; at today's prices about {format_money(usd)} per dialogue, "
+        f"{format_money(usd * found.pending)} for the {found.pending:,} to run."
+    )
 
 
 def _limit_lines(plan: BenchPlan, surface: str) -> list[str]:

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from sweepbench.bench.dialogue.calibration import CALIBRATE_AFTER
 from sweepbench.bench.request import BenchRequest, merge_limits, parse_limit
 from sweepbench.bench.resume import PreparedRun
 from sweepbench.bench.wording import estimate_lines
@@ -186,6 +187,14 @@ def plan_json(prepared: PreparedRun) -> dict[str, Any]:
         "notes": list(plan.notes),
         "needs_price_ack": plan.needs_price_ack,
         "resumes": None if prepared.previous is None else prepared.previous.id,
+        "dialogue_calibration": (
+            {
+                "calibrate_after": CALIBRATE_AFTER,
+                "flows": [c.as_json() for c in prepared.dialogue_calibration],
+            }
+            if prepared.dialogue_calibration
+            else None
+        ),
         "text": estimate_lines(prepared),
     }
 
