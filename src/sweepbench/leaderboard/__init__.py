@@ -1,0 +1,1 @@
+"""The leaderboard: published rows, visitor runs, boards and comparisons (issue 15)."""
