@@ -1,1 +1,2 @@
-"""The leaderboard: published rows, visitor runs, boards and comparisons (issue 15)."""
+"""The leaderboard (spec §17): published ELBench figures and stored runs on judge boards,
+priced, filtered, with the best-value frontier and a takeaway."""

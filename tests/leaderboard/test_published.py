@@ -1,0 +1,66 @@
+"""The bundled snapshot reproduces the published figures (spec §16, §17.7)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from sweepbench.leaderboard.published import load_published, revision_area_score
+
+PUBLISHED = Path("/work/shared/data/elbench/published")
+AREAS = {"general": "通用模型", "safety": "安全可信", "basic_education": "基本教育",
+         "high_level": "高阶育人"}  # fmt: skip
+needs_data = pytest.mark.skipif(not PUBLISHED.is_dir(), reason="published figures absent")
+
+
+def _rows(name: str) -> list[dict[str, str]]:
+    with (PUBLISHED / name).open(encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+@needs_data
+def test_snapshot_reproduces_the_final_table() -> None:
+    snapshot = load_published()
+    rows = _rows("leaderboard.csv")
+    assert len(rows) == 9
+    for row in rows:
+        model = snapshot.model(row["model_key"])
+        assert model is not None and model.overall is not None
+        assert model.rank == int(row["rank"])
+        assert model.overall.score == pytest.approx(float(row["overall"]), abs=0.05)
+        assert model.overall.low == pytest.approx(float(row["overall_ci_low"]), abs=0.05)
+        assert model.overall.high == pytest.approx(float(row["overall_ci_high"]), abs=0.05)
+        assert round(model.overall.score, 1) == pytest.approx(float(row["readme_overall"]))
+        for column, area in AREAS.items():
+            got = model.areas[area]
+            assert got.score == pytest.approx(float(row[column]), abs=0.05)
+            assert got.low == pytest.approx(float(row[f"{column}_ci_low"]), abs=0.05)
+            assert got.high == pytest.approx(float(row[f"{column}_ci_high"]), abs=0.05)
+        mean = sum(model.areas[a].score for a in AREAS.values()) / 4
+        assert mean == pytest.approx(model.overall.score, abs=0.05)
+
+
+@needs_data
+def test_revision_areas_reproduce_from_per_task_figures() -> None:
+    snapshot = load_published()
+    rows = _rows("per_area_2026-06-08.csv")
+    assert len({r["model_key"] for r in rows}) == 10
+    for row in rows:
+        model = snapshot.model(row["model_key"])
+        assert model is not None
+        got = revision_area_score(model, AREAS[row["area"]])
+        assert got == pytest.approx(100 * float(row["normalized_score"]), abs=0.05)
+
+
+def test_snapshot_is_figures_only_and_labelled() -> None:
+    snapshot = load_published()
+    assert snapshot.per_task_revision == "2026-06-08"
+    assert "2026-06-08" in snapshot.provenance
+    assert snapshot.judge == "qwen/qwen3-235b-a22b"
+    assert len(snapshot.models) == 10
+    assert sum(m.overall is not None for m in snapshot.models) == 9
+    text = snapshot.model_dump_json()
+    for field in ('"prompt"', '"reference"', '"target"', '"input"', '"choices"'):
+        assert field not in text
