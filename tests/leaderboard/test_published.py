@@ -64,3 +64,34 @@ def test_snapshot_is_figures_only_and_labelled() -> None:
     text = snapshot.model_dump_json()
     for field in ('"prompt"', '"reference"', '"target"', '"input"', '"choices"'):
         assert field not in text
+
+
+def test_published_rows_per_scope() -> None:
+    from sweepbench.leaderboard.catalogue import elbench_catalogue, published_questions
+    from sweepbench.leaderboard.rows import published_rows
+
+    catalogue = elbench_catalogue()
+    snapshot = load_published()
+    region = {k for k, t in catalogue.tasks.items() if t.region_specific}
+    assert region == {"ceval", "safety_refusal"}
+    assert published_questions(snapshot, catalogue, "core") == 2481
+    assert published_questions(snapshot, catalogue, "paper") == 2939
+    paper = published_rows(
+        snapshot, "paper", region_specific=region, catalogue_tasks=set(catalogue.tasks)
+    )
+    core = published_rows(
+        snapshot, "core", region_specific=region, catalogue_tasks=set(catalogue.tasks)
+    )
+    assert len(paper) == len(core) == 9
+    gpt_paper = next(r for r in paper if r.model == "GPT-5.4")
+    gpt_core = next(r for r in core if r.model == "GPT-5.4")
+    assert gpt_paper.scores["overall"].score == pytest.approx(83.13, abs=0.01)
+    assert gpt_paper.scores["overall"].low is not None
+    assert gpt_core.scores["overall"].low is None  # published ranges are paper scope only
+    assert gpt_core.scores["overall"].note == "2026-06-08 revision"
+    assert "task:ceval" not in gpt_core.scores and "task:ceval" in gpt_paper.scores
+    assert "task:gsm8k" not in gpt_paper.scores
+    # core safety: the revision's safety tasks without safety_refusal, count-weighted
+    assert gpt_core.scores["安全可信"].score == pytest.approx(
+        100 * (150 * 0.4467 + 100 * 1.0 + 250 * 1.0 + 250 * 1.0) / 750, abs=0.01
+    )

@@ -1,0 +1,278 @@
+"""One judge board for one metric (spec §17.3–§17.7): which rows appear, which are placed,
+their price on the chosen measure, the filters, the frontier and the takeaway text."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from itertools import pairwise
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from sweepbench.leaderboard.frontier import Point, frontier
+from sweepbench.leaderboard.published import PAPER_JUDGE
+from sweepbench.leaderboard.rows import OVERALL, TASK_PREFIX, BoardRow, MetricScore, Scope
+
+PriceMeasure = Literal["blended", "input", "output", "measured"]
+MEASURE_LABELS: dict[PriceMeasure, str] = {
+    "blended": "$/1M tokens, blended 3:1 input:output",
+    "input": "$/1M input tokens",
+    "output": "$/1M output tokens",
+    "measured": "measured cost of a full run (USD, runs only)",
+}
+OVERLAP = "When two ranges overlap, the difference could disappear on a re-run."
+
+
+@dataclass(frozen=True)
+class CatalogueTask:
+    """What a board needs to know of a task."""
+
+    area: str
+    auto: bool
+    """Checked automatically (needs no judge)."""
+    region_specific: bool = False
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """The benchmark's areas (key → label) and tasks (id → facts), in order."""
+
+    areas: Mapping[str, str]
+    tasks: Mapping[str, CatalogueTask]
+
+    def in_scope(self, scope: Scope) -> dict[str, CatalogueTask]:
+        return {k: t for k, t in self.tasks.items() if scope == "paper" or not t.region_specific}
+
+    def metric_tasks(self, metric: str, scope: Scope) -> dict[str, CatalogueTask]:
+        """The in-scope tasks a metric stands on. ValueError for an unknown metric."""
+        tasks = self.in_scope(scope)
+        if metric == OVERALL:
+            return tasks
+        if metric.startswith(TASK_PREFIX):
+            task_id = metric.removeprefix(TASK_PREFIX)
+            if task_id not in tasks:
+                raise ValueError(f"no task {task_id!r} in {scope} scope")
+            return {task_id: tasks[task_id]}
+        if metric not in self.areas:
+            raise ValueError(f"unknown metric {metric!r}: overall, an area, or task:<id>")
+        return {k: t for k, t in tasks.items() if t.area == metric}
+
+    def metric_label(self, metric: str) -> str:
+        if metric == OVERALL:
+            return "Overall"
+        return self.areas.get(metric, metric.removeprefix(TASK_PREFIX))
+
+
+class Filters(BaseModel):
+    """The chart's filters (spec §17.5)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    max_price: Decimal | None = None
+    """Highest blended $/1M; None = no limit. When set, unpriced models are hidden too."""
+    max_size_b: float | None = None
+    """Largest total size in billions; None = no limit (applies to known sizes only)."""
+    include_undisclosed: bool = True
+    """Keep models that do not publish their size."""
+
+    def hides(self, row: BoardRow) -> bool:
+        if self.max_price is not None:
+            blended = price_of(row, "blended")
+            if blended is None or blended > self.max_price:
+                return True
+        if row.size_b is None:
+            return not self.include_undisclosed
+        return self.max_size_b is not None and row.size_b > self.max_size_b
+
+
+class Placed(BaseModel):
+    """A row placed on the board."""
+
+    model_config = ConfigDict(frozen=True)
+
+    row: BoardRow
+    price: Decimal
+    score: MetricScore
+    best: bool
+    """On the best-value frontier."""
+
+
+class Board(BaseModel):
+    """One board for one metric, scope and price measure."""
+
+    model_config = ConfigDict(frozen=True)
+
+    judge: str
+    metric: str
+    scope: Scope
+    measure: PriceMeasure
+    placed: list[Placed]
+    """Price order (then score, best first)."""
+    no_price: list[BoardRow]
+    """Shown as "not placed: no price", never at $0."""
+    incomplete: list[BoardRow]
+    """Runs lacking a scored answer for some in-scope question of the metric (not placed)."""
+    hidden: int
+    """Models the filters hid."""
+
+    @property
+    def best(self) -> list[Placed]:
+        return [p for p in self.placed if p.best]
+
+
+def price_of(row: BoardRow, measure: PriceMeasure) -> Decimal | None:
+    """A row's price on a measure; None when unknown (either component missing)."""
+    if measure == "measured":
+        return row.measured_usd if row.source == "run" else None
+    if row.price is None:
+        return None
+    p_in, p_out = row.price.input_per_million, row.price.output_per_million
+    if measure == "input":
+        return p_in
+    if measure == "output":
+        return p_out
+    return (3 * p_in + p_out) / 4
+
+
+def on_board(row: BoardRow, judge: str, metric: str, catalogue: Catalogue) -> bool:
+    """A result appears on board ``judge`` for ``metric`` if that judge graded it, or every
+    task of the metric is checked automatically."""
+    if row.judge == judge:
+        return True
+    return all(t.auto for t in catalogue.metric_tasks(metric, row.scope).values())
+
+
+def board_keys(rows: Iterable[BoardRow]) -> list[str]:
+    """The boards: the paper's judge first, then every other judge found, in name order."""
+    others = sorted({r.judge for r in rows if r.judge is not None and r.judge != PAPER_JUDGE})
+    return [PAPER_JUDGE, *others]
+
+
+def build_board(
+    rows: Sequence[BoardRow],
+    *,
+    judge: str,
+    metric: str,
+    scope: Scope,
+    catalogue: Catalogue,
+    measure: PriceMeasure = "blended",
+    filters: Filters | None = None,
+) -> Board:
+    """The board: published rows and, per model, the newest run complete for the metric
+    (measured price = that model's complete runs' mean spend)."""
+    filters = filters or Filters()
+    catalogue.metric_tasks(metric, scope)  # refuse an unknown metric
+    shown = [
+        r
+        for r in rows
+        if r.scope == scope and metric in r.scores and on_board(r, judge, metric, catalogue)
+    ]
+    incomplete = [r for r in shown if r.source == "run" and not r.scores[metric].complete]
+    candidates = [r for r in shown if r.source == "published" or r.scores[metric].complete]
+    chosen = _newest_runs(candidates)
+    hidden = sum(1 for r in chosen if filters.hides(r))
+    visible = [r for r in chosen if not filters.hides(r)]
+    priced = [(r, price_of(r, measure)) for r in visible]
+    no_price = [r for r, p in priced if p is None]
+    points = {
+        _key(r): Point(_key(r), p, r.scores[metric].score) for r, p in priced if p is not None
+    }
+    best = {p.key for p in frontier(list(points.values()))}
+    placed = sorted(
+        (
+            Placed(row=r, price=p, score=r.scores[metric], best=_key(r) in best)
+            for r, p in priced
+            if p is not None
+        ),
+        key=lambda x: (x.price, -x.score.score, x.row.model),
+    )
+    return Board(
+        judge=judge, metric=metric, scope=scope, measure=measure, placed=placed,
+        no_price=no_price, incomplete=incomplete, hidden=hidden,
+    )  # fmt: skip
+
+
+def _key(row: BoardRow) -> str:
+    return row.run_id or f"published:{row.model}"
+
+
+def _newest_runs(rows: Sequence[BoardRow]) -> list[BoardRow]:
+    """Published rows, and for each run model the newest run with its mean spend."""
+    out = [r for r in rows if r.source == "published"]
+    by_model: dict[str, list[BoardRow]] = {}
+    for r in rows:
+        if r.source == "run":
+            by_model.setdefault(r.model, []).append(r)
+    for runs in by_model.values():
+        newest = max(runs, key=lambda r: (r.created_at is not None, r.created_at, r.run_id))
+        spends = [r.measured_usd for r in runs if r.measured_usd is not None]
+        mean = sum(spends, Decimal(0)) / len(spends) if spends else None
+        out.append(newest.model_copy(update={"measured_usd": mean}))
+    return out
+
+
+def _overlap(a: MetricScore, b: MetricScore) -> bool:
+    if a.low is None or a.high is None or b.low is None or b.high is None:
+        return False
+    return a.low <= b.high and b.low <= a.high
+
+
+def _money(value: Decimal) -> str:
+    return f"${value:,.2f}" if value >= Decimal("0.01") else f"${value:.4f}".rstrip("0")
+
+
+def takeaway(board: Board, catalogue: Catalogue, *, questions: int) -> list[str]:
+    """The takeaway lines under the chart (spec §17.2)."""
+    lines: list[str] = []
+    best = board.best
+    if best:
+        listed = ", ".join(f"{p.row.model} ({_money(p.price)}, {p.score.score:.1f})" for p in best)
+        lines.append(f"Best value, cheapest first: {listed}.")
+    else:
+        lines.append("No model is placed on this board.")
+    for a, b in pairwise(best):
+        if _overlap(a.score, b.score):
+            flip = f"The order between {a.row.model} and {b.row.model} could flip on a re-run."
+            lines.append(flip)
+    if board.no_price:
+        names = ", ".join(r.model for r in board.no_price)
+        lines.append(f"Not placed: no price: {names}.")
+    if board.incomplete:
+        lines.append(
+            f"{len(board.incomplete)} incomplete run(s) not placed: every in-scope question "
+            f"of {catalogue.metric_label(board.metric)} needs a scored answer."
+        )
+    if board.hidden:
+        lines.append(f"The filters hid {board.hidden} model(s).")
+    lines.append(scope_note(board.scope, questions))
+    lines.append(price_source_label(board))
+    return lines
+
+
+def scope_note(scope: Scope, questions: int) -> str:
+    if scope == "core":
+        return (
+            f"Scored on {questions:,} questions, without the two region-specific sets. "
+            "Published 95% ranges cover the paper's original scoring only, so none are shown "
+            "here."
+        )
+    return (
+        f"Paper's original scoring: all {questions:,} questions, including the two "
+        "region-specific sets."
+    )
+
+
+def price_source_label(board: Board) -> str:
+    sources = sorted(
+        {
+            f"{p.row.price.source}" + (f", {p.row.price.date}" if p.row.price.date else "")
+            for p in board.placed
+            if p.row.price is not None
+        }
+    )
+    measure = MEASURE_LABELS[board.measure]
+    if board.measure == "measured":
+        return f"Price: {measure}, from the runs' own spend."
+    return f"Price: {measure}; prices from {'; '.join(sources) if sources else 'no source'}."

@@ -1,0 +1,37 @@
+"""The ELBench catalogue as a board needs it (areas, tasks, grading, region-specific), from
+the registry data — no benchmark items are loaded."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from sweepbench.leaderboard.board import Catalogue, CatalogueTask
+from sweepbench.leaderboard.published import PublishedSnapshot
+from sweepbench.leaderboard.rows import Scope
+
+
+@cache
+def elbench_catalogue() -> Catalogue:
+    """ELBench's areas and tasks from its registry."""
+    from sweepbench.bench.sources.elbench_registry import load_registry
+
+    registry = load_registry()
+    return Catalogue(
+        areas={a.key: a.label for a in registry.areas},
+        tasks={
+            t.id: CatalogueTask(
+                area=t.area, auto=t.grading == "auto", region_specific=t.region_specific
+            )
+            for t in registry.tasks
+        },
+    )
+
+
+def published_questions(snapshot: PublishedSnapshot, catalogue: Catalogue, scope: Scope) -> int:
+    """How many questions the scope has, from the published per-task counts (the first model's
+    counts of the catalogue's in-scope tasks)."""
+    tasks = catalogue.in_scope(scope)
+    for model in snapshot.models:
+        if model.tasks:
+            return sum(t.count for k, t in model.tasks.items() if k in tasks)
+    return 0
