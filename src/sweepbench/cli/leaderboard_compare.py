@@ -1,0 +1,153 @@
+"""``compare A B…``: results side by side, task by task or by area, and a paired test of two
+runs (spec §17.8; issue 15, item 7). :func:`register` adds the command to a Typer app."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from sweepbench.bench.record import load_record
+from sweepbench.bench.storage import BenchStore
+from sweepbench.errors import UserError
+from sweepbench.leaderboard.compare import Comparison, Entry, View, compare
+from sweepbench.leaderboard.paired import PairedResult, item_values, paired_difference
+from sweepbench.store import Store
+
+RUN_PREFIX = "run:"
+OFFICIAL_PREFIX = "official:"
+
+text_only = Console(markup=False, highlight=False)
+"""Standard output: names come from records and the snapshot, so they are text, never Rich
+markup."""
+
+
+def run_entry(runs: BenchStore, run_id: str) -> Entry:
+    """A stored run's entry from its record. UserError for an unknown run or one whose first
+    session has not ended (no record yet)."""
+    row = runs.run(run_id)
+    if row is None:
+        raise UserError(f"no benchmark run {run_id!r} (see sweepbench bench runs)")
+    if row.record is None:
+        raise UserError(f"run {row.id} has no scores yet (its first session has not ended)")
+    return Entry.of_record(load_record(row.record, where=f"run {row.id}'s record"))
+
+
+def official_entry(model: str) -> Entry:
+    """A published model's entry: its per-task figures (0–100) and, per area, their
+    count-weighted mean. UserError when the published rows are not available or the model
+    is not among them."""
+    try:
+        from sweepbench.leaderboard.published import load_published, revision_area_score
+    except ImportError:
+        raise UserError(
+            f"published rows are not available yet in this sweepbench, so {OFFICIAL_PREFIX}"
+            f"{model} cannot be compared"
+        ) from None
+    snapshot = load_published()
+    found = snapshot.model(model)
+    if found is None:
+        known = ", ".join(m.key for m in snapshot.models[:5])
+        raise UserError(f"no published model {model!r} (for example: {known}…)")
+    tasks = {task_id: 100.0 * t.score for task_id, t in found.tasks.items()}
+    areas = {t.area for t in found.tasks.values()}
+    return Entry(
+        key=f"{OFFICIAL_PREFIX}{found.key}",
+        label=found.display_name,
+        tasks=tasks,
+        areas={area: revision_area_score(found, area) for area in sorted(areas)},
+    )
+
+
+def _run_id(key: str) -> str | None:
+    """The run id a key names (``run:<id>`` or a bare id); None for ``official:``."""
+    if key.startswith(OFFICIAL_PREFIX):
+        return None
+    run_id = key.removeprefix(RUN_PREFIX).strip()
+    if not run_id:
+        raise UserError(f"{key!r} names no run (run:<id> or a run id)")
+    return run_id
+
+
+def paired_runs(runs: BenchStore, first: str, second: str) -> PairedResult:
+    """The paired comparison of two stored runs over the items both scored."""
+    values = []
+    for run_id in (first, second):
+        row = runs.run(run_id)
+        if row is None:
+            raise UserError(f"no benchmark run {run_id!r} (see sweepbench bench runs)")
+        catalogue = row.settings.get("catalogue", [])
+        values.append((row.id, item_values(runs.outcomes(row.id), catalogue)))
+    (id_a, a), (id_b, b) = values
+    return paired_difference(a, b, label_a=f"{RUN_PREFIX}{id_a}", label_b=f"{RUN_PREFIX}{id_b}")
+
+
+def comparison_table(comparison: Comparison) -> Table:
+    """The comparison as a Rich table (no markup in any cell)."""
+    title = "Task by task (matched subset)" if comparison.by == "task" else "By area (0–100)"
+    table = Table(title=title, title_justify="left")
+    header = comparison.header()
+    table.add_column(header[0], overflow="fold")
+    for entry in comparison.entries:
+        table.add_column(f"{entry.label}\n{entry.key}", justify="right", overflow="fold")
+    for line, row in zip(comparison.lines, comparison.rows(), strict=True):
+        table.add_row(
+            *row,
+            end_section=line.kind in ("mean",),
+            style="bold" if line.kind in ("mean", "overall") else None,
+        )
+    return table
+
+
+def compare_command(
+    keys: Annotated[
+        list[str],
+        typer.Argument(help="Two or more results: run:<id> (or a run id) or official:<model>."),
+    ],
+    by: Annotated[
+        str, typer.Option("--by", help="task (matched subset) or area.", metavar="task|area")
+    ] = "task",
+    paired: Annotated[
+        bool,
+        typer.Option("--paired", help="With exactly two runs: a paired test on shared items."),
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object, for scripts.")] = False,
+) -> None:
+    """Results side by side, task by task or by area; --paired tests two runs item by item."""
+    if by not in ("task", "area"):
+        raise UserError(f"--by is task or area, not {by!r}")
+    view: View = "task" if by == "task" else "area"
+    if len(keys) < 2:
+        raise UserError("compare needs two or more results (run:<id> or official:<model>)")
+    run_ids = [_run_id(key) for key in keys]
+    if paired and (len(keys) != 2 or None in run_ids):
+        raise UserError("--paired compares exactly two runs (run:<id>), not published rows")
+    with Store.open() as store:
+        runs = BenchStore(store)
+        entries = [
+            official_entry(key.removeprefix(OFFICIAL_PREFIX)) if run_id is None
+            else run_entry(runs, run_id)
+            for key, run_id in zip(keys, run_ids, strict=True)
+        ]  # fmt: skip
+        comparison = compare(entries, by=view)
+        result = None
+        if paired:
+            first, second = (r for r in run_ids if r is not None)
+            result = paired_runs(runs, first, second)
+    if as_json:
+        data: dict[str, Any] = comparison.as_json()
+        data["paired"] = result.as_json() if result else None
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    text_only.print(comparison_table(comparison))
+    text_only.print(comparison.note)
+    if result is not None:
+        text_only.print(result.sentence())
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``compare`` to ``app``."""
+    app.command("compare")(compare_command)
