@@ -17,17 +17,9 @@ from sweepbench.bench.sources.declared import load_declared
 from sweepbench.errors import DataError
 from sweepbench.store import Store
 from tests.bench.helpers import calls_of
-from tests.helpers import cli
+from tests.helpers import run_cli
 
 TUTOR = "scripted/tutor?end_after=3"
-
-
-def run_cli(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
-) -> tuple[int, str, str]:
-    code = cli(monkeypatch, *args)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_sample_teaching_has_three_runnable_dialogue_tasks() -> None:
