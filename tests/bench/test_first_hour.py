@@ -124,3 +124,18 @@ def test_the_outcome_heading_and_body_read_as_one_line(
                "auto", "--yes") == 0  # fmt: skip
     out = " ".join(capsys.readouterr().out.split("\n"))
     assert "Finished. " in out and "Finished  " not in out
+
+
+def test_a_run_missing_a_tasks_data_says_which_task_not_n_of_n(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "a partial run (1,981 of 1,981 questions in scope)" read as a contradiction: the questions
+    # that loaded are all selected, and a task whose data is missing makes it partial
+    from tests.bench.test_declared import ROWS, declare, numeric_task, write_jsonl
+
+    write_jsonl(tmp_path / "data.jsonl", ROWS)
+    path = declare(tmp_path, [numeric_task(), numeric_task("gone.jsonl", id="lost", name="Lost")])
+    assert cli(monkeypatch, "bench", "estimate", str(path), "-m", "scripted/echo") == 0
+    captured = capsys.readouterr()
+    said = " ".join((captured.out + captured.err).split())
+    assert "lost could not be loaded" in said and "3 of 3 questions" not in said

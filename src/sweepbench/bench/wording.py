@@ -194,6 +194,13 @@ def _coverage_line(plan: BenchPlan) -> str:
         if any(t.region_specific for t in benchmark.tasks) and plan.selection.scope == "core":
             text += " It leaves out the region-specific sets; add --scope paper to include them."
         return text
+    unavailable = [t.id for t in in_scope if not t.available]
+    if plan.selected == everything and unavailable:  # every question it has; a task it lacks
+        return (
+            f"This is a partial run: every question that loaded is selected, but "
+            f"{', '.join(unavailable)} could not be loaded (see below), so its scores cannot "
+            "cover the whole scope."
+        )
     return (
         f"This is a partial run ({plan.selected:,} of {everything:,} questions in scope): its "
         "scores cover only the questions that ran."
