@@ -41,6 +41,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "Benchmarks: whole question sets, estimated first, resumable, scored with intervals.",
     ),
     "sweeps": ("sweep", "Stored sweeps: list, show, export."),
+    "leaderboard": (
+        "leaderboard",
+        "The leaderboard: published ELBench results and your runs, by price and score.",
+    ),
 }
 """The commands whose modules load only when the command runs (or its own ``--help``), so
 that ``sweepbench --help`` and the commands above need not import the benchmarks, sweeps and
