@@ -90,3 +90,16 @@ def test_bad_options_are_refused() -> None:
                  ["--focus", "task:nothing"]):  # fmt: skip
         result = runner.invoke(app, ["leaderboard", *args])
         assert result.exit_code != 0, args
+
+
+def test_chart_is_one_offline_html_file(tmp_path: Path) -> None:
+    import re
+
+    path = tmp_path / "board.html"
+    result = CliRunner().invoke(app, ["leaderboard", "--chart", str(path)])
+    assert result.exit_code == 0, result.output
+    html = path.read_text("utf-8")
+    assert "DeepSeek-V4-Flash" in html and "Best value" in html
+    assert '"type":"log"' in html.replace(" ", "")
+    assert re.search(r"<script[^>]*\bsrc\s*=", html) is None  # plotly.js is inlined
+    assert re.search(r"""import\(\s*['"]https?://""", html) is None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from decimal import Decimal
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
@@ -61,6 +62,10 @@ def board(
             "--undisclosed/--no-undisclosed", help="Include models that don't publish their size."
         ),
     ] = True,
+    chart: Annotated[
+        Path | None,
+        typer.Option("--chart", help="Also write the chart as one offline HTML file here."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object, for scripts.")] = False,
 ) -> None:
     """The value table (★ = best value) and the takeaway of one judge board."""
@@ -93,11 +98,18 @@ def board(
     )
     if unreadable:
         lines.append(f"{len(unreadable)} stored run record(s) could not be read and are left out.")
+    title = f"{catalogue.metric_label(metric)} · board: {result.judge} · {result.scope} scope"
+    if chart is not None:
+        from sweepbench.leaderboard.chart import write_chart
+
+        write_chart(result, chart, title=title)
     if as_json:
         typer.echo(json.dumps(_board_json(result, lines), indent=2, ensure_ascii=False))
         return
     out = Console()
-    out.print(_table(result, catalogue.metric_label(metric)))
+    out.print(_table(result, title))
+    if chart is not None:
+        out.print(f"Chart written to {chart}")
     for line in lines:
         out.print(line)
 
@@ -181,7 +193,7 @@ def _score(score: MetricScore | Any) -> str:
 
 
 def _table(result: Board, label: str) -> Table:
-    table = Table(title=f"{label} · board: {result.judge} · {result.scope} scope")
+    table = Table(title=label)
     for column in ("★", "Model", "Source", "OpenRouter id", "Input $/1M", "Output $/1M",
                    "Price", "Score"):  # fmt: skip
         table.add_column(

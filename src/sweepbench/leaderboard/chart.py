@@ -1,0 +1,71 @@
+"""The board as a chart (spec §17.2): one offline HTML file with plotly.js inlined — x the
+price (log scale), y the score, published models and your runs with distinct markers, hover
+text (model, source, score, price, 95% range), and the best-value frontier as a step line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sweepbench.leaderboard.board import MEASURE_LABELS, Board, Placed
+
+
+def _hover(p: Placed) -> str:
+    source = "Published" if p.row.source == "published" else f"Your run {p.row.run_id}"
+    text = f"{p.row.model}<br>{source}<br>score {p.score.score:.1f}<br>price ${p.price:,.4f}"
+    if p.score.low is not None and p.score.high is not None:
+        text += f"<br>95% range {p.score.low:.1f}–{p.score.high:.1f}"
+    if p.best:
+        text += "<br>★ best value"
+    return text
+
+
+def chart_html(board: Board, *, title: str) -> str:
+    """The chart as one self-contained HTML page (no script loaded from the network)."""
+    import plotly.graph_objects as go  # type: ignore[import-untyped]
+
+    figure = go.Figure()
+    for source, symbol, name in (
+        ("published", "circle", "Published"),
+        ("run", "diamond", "Your runs"),
+    ):
+        points = [p for p in board.placed if p.row.source == source and p.price > 0]
+        if not points:
+            continue
+        figure.add_trace(
+            go.Scatter(
+                x=[float(p.price) for p in points],
+                y=[p.score.score for p in points],
+                mode="markers+text",
+                name=name,
+                text=[p.row.model for p in points],
+                textposition="top center",
+                hovertext=[_hover(p) for p in points],
+                hoverinfo="text",
+                marker={"symbol": symbol, "size": 11},
+            )
+        )
+    best = [p for p in board.best if p.price > 0]
+    if best:
+        figure.add_trace(
+            go.Scatter(
+                x=[float(p.price) for p in best],
+                y=[p.score.score for p in best],
+                mode="lines",
+                line={"shape": "hv", "dash": "dot"},
+                name="Best value",
+                hoverinfo="skip",
+            )
+        )
+    figure.update_layout(
+        title=title,
+        xaxis={"type": "log", "title": MEASURE_LABELS[board.measure]},
+        yaxis={"title": "Score (0–100)"},
+        template="plotly_white",
+    )
+    html: str = figure.to_html(include_plotlyjs=True, full_html=True, include_mathjax=False)
+    return html
+
+
+def write_chart(board: Board, path: Path, *, title: str) -> None:
+    """Write :func:`chart_html` to ``path``."""
+    path.write_text(chart_html(board, title=title), encoding="utf-8")
