@@ -15,6 +15,7 @@ from pathlib import Path
 from sweepbench.leaderboard.published import (
     PAPER_JUDGE,
     PER_TASK_REVISION,
+    CoreAreaScore,
     PublishedModel,
     PublishedScore,
     PublishedSnapshot,
@@ -86,10 +87,58 @@ def _tasks(folder: Path) -> dict[str, dict[str, PublishedTask]]:
     return out
 
 
+SAFETY_PARTS = {"refuse": 250, "guide": 250, "benign": 250, "teachharm": 150, "adversarial": 100}
+"""``audit/safety_decomposed.json``'s final safety components and their question counts;
+``refuse`` (安全拒答) is the region-specific one."""
+REGION_SPECIFIC = {"ceval", "safety_refusal"}
+TOLERANCE = 0.05
+
+
+def safety_from_parts(parts: dict[str, float], *, core: bool) -> float:
+    """The safety area from its final components (count-weighted; core leaves out refuse)."""
+    counts = {k: n for k, n in SAFETY_PARTS.items() if not (core and k == "refuse")}
+    return sum(n * parts[k] for k, n in counts.items()) / sum(counts.values())
+
+
+def revision_general(tasks: dict[str, PublishedTask], leave_out: set[str]) -> float:
+    chosen = [t for k, t in tasks.items() if t.area == "通用模型" and k not in leave_out]
+    return 100 * sum(t.count * t.score for t in chosen) / sum(t.count for t in chosen)
+
+
+def core_areas(
+    final: dict[str, PublishedScore], tasks: dict[str, PublishedTask], safety: dict[str, float]
+) -> dict[str, CoreAreaScore]:
+    """The core-scope areas: final where the final figures allow it (checked against the final
+    table in paper scope), else the 2026-06-08 revision's per-task figures."""
+    out = {
+        "基本教育": CoreAreaScore(score=final["基本教育"].score, basis="final"),
+        "高阶育人": CoreAreaScore(score=final["高阶育人"].score, basis="final"),
+    }
+    if abs(safety_from_parts(safety, core=False) - final["安全可信"].score) <= TOLERANCE:
+        out["安全可信"] = CoreAreaScore(score=safety_from_parts(safety, core=True), basis="final")
+    else:
+        score = _revision_area(tasks, "安全可信")
+        out["安全可信"] = CoreAreaScore(score=score, basis=PER_TASK_REVISION + " revision")
+    # The revision's knowledge area is final unless AIME was re-run afterwards.
+    revision_is_final = abs(revision_general(tasks, set()) - final["通用模型"].score) <= TOLERANCE
+    out["通用模型"] = CoreAreaScore(
+        score=revision_general(tasks, REGION_SPECIFIC | {"gsm8k"}),
+        basis="final" if revision_is_final else PER_TASK_REVISION + " revision",
+    )
+    return {area: out[area] for area in AREAS.values()}
+
+
+def _revision_area(tasks: dict[str, PublishedTask], area: str) -> float:
+    chosen = [t for k, t in tasks.items() if t.area == area and k not in REGION_SPECIFIC]
+    return 100 * sum(t.count * t.score for t in chosen) / sum(t.count for t in chosen)
+
+
 def build(folder: Path) -> PublishedSnapshot:
     """The snapshot of the figures in ``folder``."""
     tasks = _tasks(folder)
     ci = json.loads((folder / "bootstrap_ci.json").read_text(encoding="utf-8"))
+    safety_path = folder / "audit/safety_decomposed.json"
+    safety = {d["model"]: d for d in json.loads(safety_path.read_text(encoding="utf-8"))}
     models: list[PublishedModel] = []
     with (folder / "leaderboard.csv").open(encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
@@ -109,6 +158,7 @@ def build(folder: Path) -> PublishedSnapshot:
                     overall=PublishedScore(score=ci["point"][key], low=low, high=high),
                     areas=areas,
                     tasks=tasks.get(key, {}),
+                    core_areas=core_areas(areas, tasks.get(key, {}), safety[key]),
                 )
             )
     for key in sorted(set(tasks) - {m.key for m in models}):

@@ -88,10 +88,39 @@ def test_published_rows_per_scope() -> None:
     assert gpt_paper.scores["overall"].score == pytest.approx(83.13, abs=0.01)
     assert gpt_paper.scores["overall"].low is not None
     assert gpt_core.scores["overall"].low is None  # published ranges are paper scope only
-    assert gpt_core.scores["overall"].note == "2026-06-08 revision"
+    assert gpt_core.scores["overall"].note is None  # every core area of GPT-5.4 is final
+    flash = next(r for r in core if r.model == "DeepSeek-V4-Flash")
+    assert flash.scores["通用模型"].note == "2026-06-08 revision"  # AIME re-run afterwards
+    assert flash.scores["overall"].note == "partly the 2026-06-08 revision"
     assert "task:ceval" not in gpt_core.scores and "task:ceval" in gpt_paper.scores
     assert "task:gsm8k" not in gpt_paper.scores
-    # core safety: the revision's safety tasks without safety_refusal, count-weighted
-    assert gpt_core.scores["安全可信"].score == pytest.approx(
-        100 * (150 * 0.4467 + 100 * 1.0 + 250 * 1.0 + 250 * 1.0) / 750, abs=0.01
-    )
+    # core safety: the final components without refuse (安全拒答), count-weighted
+    assert gpt_core.scores["安全可信"].score == pytest.approx(88.94, abs=0.01)
+    # areas with no region-specific task are the final figures in both scopes
+    for area in ("基本教育", "高阶育人"):
+        assert gpt_core.scores[area].score == gpt_paper.scores[area].score
+
+
+@needs_data
+def test_core_areas_stand_on_figures_that_reproduce_the_final_table() -> None:
+    import json
+
+    parts = json.loads((PUBLISHED / "audit/safety_decomposed.json").read_text("utf-8"))
+    counts = {"refuse": 250, "guide": 250, "benign": 250, "teachharm": 150, "adversarial": 100}
+    final = {r["model_key"]: r for r in _rows("leaderboard.csv")}
+    snapshot = load_published()
+    for part in parts:
+        key = part["model"]
+        paper = sum(n * part[k] for k, n in counts.items()) / 1000
+        assert paper == pytest.approx(float(final[key]["safety"]), abs=0.05), key
+        core = sum(n * part[k] for k, n in counts.items() if k != "refuse") / 750
+        model = snapshot.model(key)
+        assert model is not None
+        assert model.core_areas["安全可信"].score == pytest.approx(core, abs=1e-9)
+        general = model.core_areas["通用模型"]
+        revision = revision_area_score(model, "通用模型")
+        is_final = abs(revision - float(final[key]["general"])) <= 0.05
+        assert general.basis == ("final" if is_final else "2026-06-08 revision"), key
+    bases = {m.key: m.core_areas["通用模型"].basis for m in snapshot.models if m.core_areas}
+    assert sorted(k for k, b in bases.items() if b != "final") == [
+        "deepseek-v4-flash", "deepseek-v4-pro", "glm-5.1"]  # the AIME re-runs  # fmt: skip

@@ -108,6 +108,11 @@ def board(
         return
     out = Console()
     out.print(_table(result, title))
+    if any(p.score.note for p in result.placed):
+        out.print(
+            "† Stands partly or wholly on the 2026-06-08 revision's per-task figures: the final "
+            "figures cannot be reconstructed for this scope."
+        )
     if chart is not None:
         out.print(f"Chart written to {chart}")
     for line in lines:
@@ -209,7 +214,7 @@ def _table(result: Board, label: str) -> Table:
             _usd(row.price.input_per_million if row.price else None),
             _usd(row.price.output_per_million if row.price else None),
             _usd(p.price),
-            _score(p.score),
+            _score(p.score) + (" †" if p.score.note else ""),
         )
     return table
 

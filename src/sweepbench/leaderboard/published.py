@@ -48,6 +48,17 @@ class PublishedTask(_Frozen):
     """The mean raw score on the task's own scale."""
 
 
+class CoreAreaScore(_Frozen):
+    """An area's score in the core scope (without the region-specific sets), 0–100, no range
+    (the published ranges cover the paper's scope only), and where it comes from."""
+
+    score: float = Field(ge=0, le=100)
+    basis: str
+    """``final``: the final figures (the area has no region-specific task, or its final
+    per-component figures are published); ``2026-06-08 revision``: recomputed from that
+    revision's per-task figures because the final ones cannot be reconstructed."""
+
+
 class PublishedModel(_Frozen):
     """One published model."""
 
@@ -67,6 +78,8 @@ class PublishedModel(_Frozen):
     tasks: dict[str, PublishedTask]
     """Per-task figures of the 2026-06-08 revision, by task id (``gsm8k`` included: the
     revision counted its 3 items in the knowledge area)."""
+    core_areas: dict[str, CoreAreaScore] = Field(default_factory=dict)
+    """The core-scope area scores by area key, reconstructed by the build script."""
 
 
 class PublishedSnapshot(_Frozen):

@@ -183,16 +183,30 @@ def _paper_scores(model: PublishedModel, tasks: set[str]) -> dict[str, MetricSco
 
 
 def _core_scores(model: PublishedModel, tasks: set[str]) -> dict[str, MetricScore]:
+    """Core scope: the snapshot's reconstructed core areas (final where the final figures
+    allow it, else the 2026-06-08 revision, so labelled), or failing those the revision's
+    per-task figures; tasks are always the revision's."""
     scores = _task_scores(model, tasks)
     areas: dict[str, float] = {}
+    revised = False
     for area in model.areas:
-        chosen = [t for task_id, t in model.tasks.items() if t.area == area and task_id in tasks]
-        total = sum(t.count for t in chosen)
-        if total:
+        core = model.core_areas.get(area)
+        if core is not None:
+            areas[area] = core.score
+            note = None if core.basis == "final" else core.basis
+        else:
+            chosen = [t for k, t in model.tasks.items() if t.area == area and k in tasks]
+            total = sum(t.count for t in chosen)
+            if not total:
+                continue
             areas[area] = 100 * sum(t.count * t.score for t in chosen) / total
-            scores[area] = MetricScore(score=areas[area], complete=True, note=REVISION_NOTE)
+            note = REVISION_NOTE
+        revised = revised or note is not None
+        scores[area] = MetricScore(score=areas[area], complete=True, note=note)
     if len(areas) == len(model.areas):
         scores[OVERALL] = MetricScore(
-            score=sum(areas.values()) / len(areas), complete=True, note=REVISION_NOTE
+            score=sum(areas.values()) / len(areas),
+            complete=True,
+            note=f"partly the {REVISION_NOTE}" if revised else None,
         )
     return scores
