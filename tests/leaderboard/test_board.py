@@ -172,3 +172,20 @@ def test_run_row_from_a_stored_record() -> None:
     assert r.scores["overall"].complete == (
         record.coverage.overall.complete and not record.coverage.overall.failed
     )
+
+
+def test_judge_keys() -> None:
+    from sweepbench.leaderboard.rows import judge_key
+
+    assert judge_key("a/j", decision=False) == "a/j"
+    assert judge_key("a/j", decision=True) == "a/j (decision)"
+    assert judge_key("a/j", decision=False, rule_scored=True) == "a/j (rule-scored)"
+    assert judge_key(None, decision=False) is None
+    assert judge_key(None, decision=False, rule_scored=True) == "rule-scored"
+
+
+def test_a_rule_scored_run_gets_its_own_board() -> None:
+    data = load_record(GOLDEN.read_text("utf-8")).model_dump(mode="json")
+    data["scoring"]["rule_scored"] = True
+    r = run_row(load_record(data))
+    assert r.judge == "openai/gpt-5-mini (rule-scored)"

@@ -75,9 +75,17 @@ class BoardRow(_Frozen):
     """When the run started (runs only)."""
 
 
-def judge_key(model: str, *, decision: bool) -> str:
-    """A judge's board key: its model id, suffixed `` (decision)`` for a decision judge."""
-    return f"{model} (decision)" if decision else model
+RULE_SCORED = "rule-scored"
+
+
+def judge_key(model: str | None, *, decision: bool, rule_scored: bool = False) -> str | None:
+    """A judge's board key: its model id, suffixed `` (decision)`` for a decision judge and
+    `` (rule-scored)`` when judged tasks were scored by rule (never ranked with judged runs);
+    None when no judge graded and no rule stood in for one."""
+    if model is None:
+        return RULE_SCORED if rule_scored else None
+    key = f"{model} (decision)" if decision else model
+    return f"{key} ({RULE_SCORED})" if rule_scored else key
 
 
 def run_row(record: RunRecord) -> BoardRow:
@@ -106,9 +114,11 @@ def run_row(record: RunRecord) -> BoardRow:
         model_id=target,
         source="run",
         run_id=record.run_id,
-        judge=None
-        if judge is None
-        else judge_key(judge.model, decision=record.scoring.decision_judge),
+        judge=judge_key(
+            None if judge is None else judge.model,
+            decision=record.scoring.decision_judge,
+            rule_scored=record.scoring.rule_scored,
+        ),
         scope=record.selection.scope,
         scores=scores,
         price=None
