@@ -69,6 +69,7 @@ def test_a_stored_incomplete_run_is_listed_on_its_judges_board_not_placed() -> N
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["incomplete_runs"] == [run_id]
+    assert data["boards"] == ["qwen/qwen3-235b-a22b", "openai/gpt-5-mini"]
     assert all(p["row"]["source"] == "published" for p in data["placed"]) or not data["placed"]
 
 
@@ -87,7 +88,7 @@ def test_published_tables() -> None:
 def test_bad_options_are_refused() -> None:
     runner = CliRunner()
     for args in (["--focus", "bogus"], ["--scope", "wide"], ["--price", "cheap"],
-                 ["--focus", "task:nothing"]):  # fmt: skip
+                 ["--focus", "task:nothing"], ["--board", "nobody/judge"]):  # fmt: skip
         result = runner.invoke(app, ["leaderboard", *args])
         assert result.exit_code != 0, args
 

@@ -71,7 +71,7 @@ def board(
     """The value table (★ = best value) and the takeaway of one judge board."""
     if ctx.invoked_subcommand is not None:
         return
-    from sweepbench.leaderboard.board import Filters, build_board, takeaway
+    from sweepbench.leaderboard.board import Filters, board_keys, build_board, takeaway
     from sweepbench.leaderboard.catalogue import elbench_catalogue, published_questions
     from sweepbench.leaderboard.published import PAPER_JUDGE, load_published
 
@@ -86,6 +86,9 @@ def board(
         max_size_b=max_size,
         include_undisclosed=undisclosed,
     )
+    boards = board_keys(rows)
+    if judge is not None and judge not in boards:
+        raise UserError(f"--board: no board {judge!r}; the boards: {', '.join(boards)}")
     try:
         result = build_board(
             rows, judge=judge or PAPER_JUDGE, metric=metric, scope=chosen_scope,
@@ -104,7 +107,8 @@ def board(
 
         write_chart(result, chart, title=title)
     if as_json:
-        typer.echo(json.dumps(_board_json(result, lines), indent=2, ensure_ascii=False))
+        data = {**_board_json(result, lines), "boards": boards}
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
     out = Console()
     out.print(_table(result, title))
@@ -117,6 +121,9 @@ def board(
         out.print(f"Chart written to {chart}")
     for line in lines:
         out.print(line)
+    if len(boards) > 1:
+        listed = ", ".join(boards)
+        out.print(f"[dim]Boards (--board): {listed}; the first is the paper's judge.[/dim]")
 
 
 @leaderboard.command("published")
