@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from sweepbench.bench.record import dump_record, load_record
@@ -104,3 +105,12 @@ def test_chart_is_one_offline_html_file(tmp_path: Path) -> None:
     assert '"type":"log"' in html.replace(" ", "")
     assert re.search(r"<script[^>]*\bsrc\s*=", html) is None  # plotly.js is inlined
     assert re.search(r"""import\(\s*['"]https?://""", html) is None
+
+
+def test_compare_is_a_leaderboard_command(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.helpers import run_cli
+
+    code, out, _ = run_cli(monkeypatch, capsys, "leaderboard", "compare", "--help")
+    assert code == 0 and "--paired" in out

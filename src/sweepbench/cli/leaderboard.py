@@ -31,7 +31,10 @@ leaderboard = typer.Typer(
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``sweepbench leaderboard …``."""
+    """Add ``sweepbench leaderboard …`` (with ``leaderboard compare``)."""
+    from sweepbench.cli.leaderboard_compare import register as add_compare
+
+    add_compare(leaderboard)
     app.add_typer(leaderboard)
 
 
