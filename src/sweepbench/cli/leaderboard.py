@@ -32,9 +32,11 @@ leaderboard = typer.Typer(
 
 def register(app: typer.Typer) -> None:
     """Add ``sweepbench leaderboard …`` (with ``leaderboard compare``)."""
+    from sweepbench.cli.leaderboard_bundle import register as add_bundle
     from sweepbench.cli.leaderboard_compare import register as add_compare
 
     add_compare(leaderboard)
+    add_bundle(leaderboard)  # publish and pull
     app.add_typer(leaderboard)
 
 

@@ -1,0 +1,493 @@
+"""Run bundles (issue 15, item 8): one stored run as a self-contained, versioned, scrubbed JSON
+file ``<run_id>.sweepbench.json`` that ``leaderboard publish`` writes to a folder or any
+fsspec URL and ``leaderboard pull`` imports.
+
+A bundle holds the run's :class:`RunRecord`, its answers (key, task, skill, status, score,
+passed, the answer text — left out with ``--no-answers`` — and the error type), the per-task
+scores and the run's task catalogue. Every text passes the scrubber; a bundle that still holds
+anything key-shaped is never written, and a pulled one that does is refused. Pulling reads JSON
+only (nothing in a bundle is ever executed) and stores each new run as a bench run whose
+settings say ``source = "pulled"`` and where it came from.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from sweepbench.bench.record import RunRecord, ScoreRecord, UtcTime, config_hash, dump_record
+from sweepbench.bench.storage import AnswerRow, BenchStore, RunRow
+from sweepbench.errors import UserError
+from sweepbench.settings import REDACTED, scrub, secret_values
+
+FORMAT: Final = "sweepbench-run-bundle"
+VERSION: Final = 1
+SUFFIX: Final = ".sweepbench.json"
+PULLED: Final = "pulled"
+"""The ``source`` a pulled run's stored settings carry."""
+MAX_BYTES: Final = 512 * 1024 * 1024
+"""A bundle larger than this is refused unread."""
+
+_PACKAGES: Final = {
+    "s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "az": "adlfs", "abfs": "adlfs",
+    "abfss": "adlfs", "hf": "huggingface_hub", "sftp": "paramiko", "ssh": "paramiko",
+}  # fmt: skip
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+
+class BundleAnswer(_Part):
+    """One item's outcome as shared."""
+
+    key: str
+    task: str
+    dimension: str
+    status: Literal["scored", "failed"]
+    score: float | None = None
+    passed: bool | None = None
+    answer: str | None = None
+    """The answer text, scrubbed; None when the bundle leaves answer texts out."""
+    error_type: str | None = None
+
+
+class RunBundle(_Part):
+    """A published run: its record, answers and per-task scores."""
+
+    format: Literal["sweepbench-run-bundle"]
+    version: Literal[1]
+    run_id: str = Field(min_length=1, max_length=120)
+    published_at: UtcTime
+    answers_included: bool
+    """False when published with ``--no-answers`` (every ``answer`` is None)."""
+    record: RunRecord
+    answers: list[BundleAnswer]
+    tasks: dict[str, ScoreRecord]
+    """The per-task scores (0–100), as in the record."""
+    benchmark_name: str = ""
+    catalogue: list[dict[str, Any]] = Field(default_factory=list)
+    """The run's areas and tasks as stored with it (lets ``bench show`` read a pulled run)."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> RunBundle:
+        if self.run_id != self.record.run_id:
+            raise ValueError(f"run_id {self.run_id!r} is not the record's {self.record.run_id!r}")
+        if self.tasks != self.record.scores.tasks:
+            raise ValueError("tasks are not the record's per-task scores")
+        keys = [a.key for a in self.answers]
+        if len(set(keys)) != len(keys):
+            raise ValueError("answers: a key is listed twice")
+        if not self.answers_included and any(a.answer is not None for a in self.answers):
+            raise ValueError("answers_included is false but answer texts are present")
+        if not re.fullmatch(r"[A-Za-z0-9._-]+", self.run_id):
+            raise ValueError("run_id may hold only letters, digits, '.', '_' and '-'")
+        return self
+
+
+# ---------------------------------------------------------------- key shapes
+
+_KEY_SHAPES: Final = re.compile(
+    r"\bsk-[A-Za-z0-9_-]{20,}"  # OpenAI, Anthropic (sk-ant-…), OpenRouter (sk-or-v1-…)
+    r"|\bhf_[A-Za-z0-9]{30,}"  # Hugging Face
+    r"|\bgh[pousr]_[A-Za-z0-9]{30,}|\bgithub_pat_[A-Za-z0-9_]{30,}"  # GitHub
+    r"|\bAKIA[0-9A-Z]{16}\b"  # AWS access key id
+    r"|\bAIza[0-9A-Za-z_-]{35}"  # Google API key
+    r"|\bxox[abprs]-[A-Za-z0-9-]{10,}"  # Slack
+    r"|\bBearer\s+[A-Za-z0-9._~+/=-]{20,}"
+)
+
+
+def key_shaped(text: str, secrets: list[str] | None = None) -> bool:
+    """True when ``text`` holds a key: one this process knows (:func:`secret_values`) or one
+    shaped like a provider's key (``sk-…``, ``hf_…``, ``ghp_…``, ``AKIA…``, ``Bearer …``);
+    placeholders (``sk-xxxx…``) are not keys."""
+    from sweepbench.bench.sources.elbench_prompts import is_placeholder_key
+
+    known = secret_values() if secrets is None else secrets
+    if any(s in text for s in known):
+        return True
+    return any(not is_placeholder_key(m.group(0)) for m in _KEY_SHAPES.finditer(text))
+
+
+def _scrubbed(value: Any, secrets: list[str]) -> Any:
+    """Every string of a JSON value (map keys too) through the scrubber."""
+    if isinstance(value, str):
+        return scrub(value, secrets)
+    if isinstance(value, dict):
+        return {scrub(str(k), secrets): _scrubbed(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrubbed(v, secrets) for v in value]
+    return value
+
+
+# ---------------------------------------------------------------- building
+
+
+def build_bundle(
+    bench: BenchStore, run_id: str, *, answers: bool = True, now: datetime | None = None
+) -> RunBundle:
+    """The scrubbed bundle of a stored run. UserError for an unknown run, one with no record
+    yet, or one that still holds something key-shaped after scrubbing (never named)."""
+    from sweepbench.bench.record import load_record
+
+    row = bench.run(run_id)
+    if row is None:
+        raise UserError(f"no benchmark run {run_id!r} (see sweepbench bench runs)")
+    if row.record is None:
+        raise UserError(f"run {row.id} has no record yet (its first session has not ended)")
+    record = load_record(row.record, where=f"run {row.id}'s record")
+    shared = [
+        {
+            "key": a["key"], "task": a["task"], "dimension": a["dimension"],
+            "status": a["status"], "score": a["score"],
+            "passed": None if a["passed"] is None else bool(a["passed"]),
+            "answer": a["answer"] if answers else None, "error_type": a["error_type"],
+        }
+        for a in bench.answers(row.id)
+    ]  # fmt: skip
+    data: dict[str, Any] = {
+        "format": FORMAT,
+        "version": VERSION,
+        "run_id": record.run_id,
+        "published_at": (now or datetime.now(UTC)).isoformat(),
+        "answers_included": answers,
+        "record": record.model_dump(mode="json"),
+        "answers": shared,
+        "tasks": {k: v.model_dump(mode="json") for k, v in record.scores.tasks.items()},
+        "benchmark_name": str(row.settings.get("benchmark_name", record.benchmark.name)),
+        "catalogue": list(row.settings.get("catalogue", [])),
+    }
+    secrets = secret_values()
+    data = _scrubbed(data, secrets)
+    for part in (data, data["record"]):  # a key in the model id was in the run id's slug
+        part["run_id"] = part["run_id"].replace(REDACTED, "redacted")
+    settings = data["record"]["settings"]
+    if settings["hash"] != config_hash(settings["config"]):  # a key was in the config
+        settings["hash"] = config_hash(settings["config"])
+    try:
+        bundle = RunBundle.model_validate_json(json.dumps(data, ensure_ascii=False))
+    except ValidationError as exc:
+        raise UserError(f"the run cannot be bundled ({scrub(_first_error(exc))})") from None
+    if key_shaped(bundle_text(bundle), secrets):  # the run id may hold it: never named
+        bare = bundle.model_copy(update={"answers": []})
+        where = (
+            "its answer texts (try --no-answers)"
+            if answers and not key_shaped(bundle_text(bare), secrets)
+            else "its record (model id or settings)"
+        )
+        raise UserError(
+            f"the run still holds something key-shaped after scrubbing, in {where}, so no "
+            "bundle is written"
+        )
+    return bundle
+
+
+def bundle_text(bundle: RunBundle) -> str:
+    """A bundle as its file's JSON text."""
+    return bundle.model_dump_json(indent=2) + "\n"
+
+
+def bundle_name(run_id: str) -> str:
+    """The file name of a run's bundle."""
+    return f"{run_id}{SUFFIX}"
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a publish shares, for the confirmation."""
+
+    run_id: str
+    model: str
+    judge: str | None
+    answers: int
+    scored: int
+    failed: int
+    tasks: int
+    answers_included: bool
+    destination: str
+
+    def lines(self) -> list[str]:
+        texts = "included (scrubbed)" if self.answers_included else "left out (--no-answers)"
+        return [
+            f"Run:          {self.run_id}",
+            f"Model:        {self.model}",
+            f"Judge:        {self.judge or 'none (rule-scored)'}",
+            f"Answers:      {self.answers:,} ({self.scored:,} scored, {self.failed:,} failed)",
+            f"Task scores:  {self.tasks:,}",
+            f"Answer texts: {texts}",
+            f"Destination:  {self.destination}",
+        ]
+
+
+def summary(bundle: RunBundle, destination: str) -> Summary:
+    """What ``bundle`` shares, written to ``destination`` (a file path or URL)."""
+    judge = bundle.record.roles.get("judge")
+    return Summary(
+        run_id=bundle.run_id,
+        model=bundle.record.roles["target"].model,
+        judge=None if judge is None else judge.model,
+        answers=len(bundle.answers),
+        scored=sum(1 for a in bundle.answers if a.status == "scored"),
+        failed=sum(1 for a in bundle.answers if a.status == "failed"),
+        tasks=len(bundle.tasks),
+        answers_included=bundle.answers_included,
+        destination=destination,
+    )
+
+
+# ---------------------------------------------------------------- file systems
+
+
+def is_url(location: str) -> bool:
+    """True for ``protocol://…`` (``file://`` included); False for a plain path."""
+    return re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", location) is not None
+
+
+def file_system(url: str) -> tuple[Any, str]:
+    """The fsspec file system of ``url`` (an ``AbstractFileSystem``; fsspec has no type hints)
+    and the path within it. UserError (one sentence naming the package to install) when fsspec
+    or the protocol's package is missing."""
+    protocol = url.split("://", 1)[0].lower()
+    try:
+        import fsspec  # type: ignore[import-untyped]
+    except ImportError:
+        raise UserError(
+            f"{protocol}:// locations need the fsspec package (pip install fsspec)"
+        ) from None
+    try:
+        fs, path = fsspec.core.url_to_fs(url)
+        return fs, str(path)
+    except ImportError:
+        package = _PACKAGES.get(protocol, f"the fsspec package for {protocol}://")
+        raise UserError(
+            f"{protocol}:// locations need the {package} package (pip install {package})"
+        ) from None
+    except ValueError:
+        known = _PACKAGES.get(protocol)
+        install = f"install {known}" if known else "install the package that provides it"
+        raise UserError(f"{protocol}:// is not a file system fsspec knows; {install}") from None
+
+
+def write_bundle(bundle: RunBundle, destination: str) -> str:
+    """Write ``bundle`` under ``destination`` (a folder or an fsspec URL); its file's path."""
+    text = bundle_text(bundle)
+    if key_shaped(text):  # never written with a key, whatever built it
+        raise UserError("the run's bundle holds something key-shaped, so it is not written")
+    name = bundle_name(bundle.run_id)
+    if not is_url(destination):
+        folder = Path(destination).expanduser()
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text(text, "utf-8")
+        except OSError as exc:
+            raise UserError(f"{folder / name} cannot be written ({exc.strerror or exc})") from None
+        return str(folder / name)
+    fs, root = file_system(destination)
+    path = f"{root.rstrip('/')}/{name}"
+    try:
+        with contextlib.suppress(NotImplementedError, OSError):
+            fs.makedirs(root, exist_ok=True)  # object stores and the Hub have no folders
+        fs.pipe_file(path, text.encode("utf-8"))
+    except OSError as exc:
+        raise UserError(f"{destination}/{name} cannot be written ({exc})") from None
+    return f"{destination.rstrip('/')}/{name}"
+
+
+# ---------------------------------------------------------------- pulling
+
+
+@dataclass
+class PullResult:
+    """What a pull did, file by file (names, never contents)."""
+
+    imported: list[str] = field(default_factory=list)
+    """Run ids stored."""
+    present: list[str] = field(default_factory=list)
+    """Run ids already in the store (skipped)."""
+    skipped: list[str] = field(default_factory=list)
+    """One sentence per bundle that was not imported, naming its file."""
+
+
+def _sources(source: str) -> Iterator[tuple[str, bytes | str]]:
+    """Each bundle file under ``source`` (a file, a folder, a URL of either) as its name and
+    its bytes — or a sentence saying why it could not be read."""
+    if not is_url(source):
+        path = Path(source).expanduser()
+        if path.is_dir():
+            files = sorted(path.glob(f"*{SUFFIX}"))
+        elif path.is_file():
+            files = [path]
+        else:
+            raise UserError(f"{source}: no such file or folder")
+        for file in files:
+            try:
+                size = file.stat().st_size
+                if size > MAX_BYTES:
+                    yield str(file), f"{file}: skipped, larger than {MAX_BYTES:,} bytes"
+                    continue
+                yield str(file), file.read_bytes()
+            except OSError as exc:
+                yield str(file), f"{file}: skipped, it cannot be read ({exc.strerror or exc})"
+        return
+    fs, root = file_system(source)
+    protocol = source.split("://", 1)[0]
+    try:
+        if fs.isdir(root):
+            paths = sorted(p for p in fs.ls(root, detail=False) if str(p).endswith(SUFFIX))
+        elif fs.isfile(root):
+            paths = [root]
+        else:
+            raise UserError(f"{source}: no such file or folder")
+    except OSError as exc:
+        raise UserError(f"{source} cannot be listed ({exc})") from None
+    for p in paths:
+        shown = f"{protocol}://{str(p).lstrip('/')}" if protocol != "file" else str(p)
+        try:
+            if int(fs.size(p) or 0) > MAX_BYTES:
+                yield shown, f"{shown}: skipped, larger than {MAX_BYTES:,} bytes"
+                continue
+            yield shown, fs.cat_file(p)
+        except OSError as exc:
+            yield shown, f"{shown}: skipped, it cannot be read ({exc})"
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _first_error(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(p) for p in error["loc"])
+    text = "required but missing" if error["type"] == "missing" else str(error["msg"])
+    text = text.removeprefix("Value error, ")
+    return f"{where}: {text}" if where else text
+
+
+def parse_bundle(name: str, content: bytes) -> RunBundle | str:
+    """A bundle from its file's bytes, or one sentence naming the file saying why not (never
+    echoing a key it holds)."""
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"{name}: skipped, not UTF-8 text (byte offset {exc.start})"
+    if key_shaped(text):
+        return f"{name}: refused, it holds something key-shaped (a key is never imported)"
+    try:
+        data = json.loads(text, parse_constant=_no_constant)
+    except ValueError as exc:
+        return f"{name}: skipped, not JSON ({str(exc).split(':')[0]})"
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        return f"{name}: skipped, not a sweepbench run bundle (no format {FORMAT!r})"
+    if data.get("version") != VERSION:
+        return (
+            f"{name}: skipped, bundle version {data.get('version')!r} is not one this "
+            f"sweepbench reads ({VERSION}); a newer sweepbench may have written it"
+        )
+    try:
+        return RunBundle.model_validate_json(text)
+    except ValidationError as exc:
+        return f"{name}: skipped, not a valid run bundle ({scrub(_first_error(exc))})"
+
+
+def pulled_hash(record: RunRecord) -> str:
+    """The stored ``config_hash`` of a pulled run: derived from its settings hash, so that a
+    local run with the same settings never resumes (or is refused by) a pulled one."""
+    return hashlib.sha256(f"{PULLED}:{record.settings.hash}".encode()).hexdigest()
+
+
+def store_bundle(bench: BenchStore, bundle: RunBundle, origin: str) -> None:
+    """Store a bundle as a bench run (its record and answers) marked ``source = pulled``."""
+    record = bundle.record
+    judge = record.roles.get("judge")
+    settings = {
+        "source": PULLED,
+        "pulled_from": scrub(origin),
+        "pulled_at": datetime.now(UTC).isoformat(),
+        "published_at": bundle.published_at.isoformat(),
+        "answers_included": bundle.answers_included,
+        "config": record.settings.config,
+        "selection": {
+            "preset": record.selection.preset, "scope": record.selection.scope,
+            "areas": list(record.selection.areas), "tasks": list(record.selection.tasks),
+        },
+        "benchmark_name": bundle.benchmark_name or record.benchmark.name,
+        "selected": record.coverage.overall.selected,
+        "catalogue": bundle.catalogue,
+    }  # fmt: skip
+    bench.create_run(
+        RunRow(
+            id=record.run_id, config_hash=pulled_hash(record), benchmark=record.benchmark.id,
+            model=record.roles["target"].model, judge=None if judge is None else judge.model,
+            status=record.status, reason=record.reason, created_at=record.created_at,
+            updated_at=record.updated_at, items=record.coverage.overall.selected,
+            settings=settings,
+        )
+    )  # fmt: skip
+    try:
+        rows = [
+            AnswerRow(
+                key=a.key, task=a.task, dimension=a.dimension, status=a.status, answer=a.answer,
+                score=a.score, passed=a.passed, error_type=a.error_type,
+            )
+            for a in bundle.answers
+        ]  # fmt: skip
+        for start in range(0, len(rows), 1000):
+            bench.write(record.run_id, rows[start : start + 1000], [])
+        bench.set_record(record.run_id, dump_record(record))
+    except BaseException:
+        bench.delete_run(record.run_id)
+        raise
+
+
+def pull(bench: BenchStore, source: str) -> PullResult:
+    """Import every bundle under ``source``: validated, de-duplicated by run id, refused when
+    key-shaped; JSON only."""
+    result = PullResult()
+    seen: set[str] = set()
+    for name, content in _sources(source):
+        if isinstance(content, str):
+            result.skipped.append(content)
+            continue
+        parsed = parse_bundle(name, content)
+        if isinstance(parsed, str):
+            result.skipped.append(parsed)
+            continue
+        run_id = parsed.run_id
+        if run_id in seen or bench.exists(run_id):
+            result.present.append(run_id)
+            continue
+        seen.add(run_id)
+        store_bundle(bench, parsed, name)
+        result.imported.append(run_id)
+    return result
+
+
+__all__ = [
+    "FORMAT",
+    "PULLED",
+    "REDACTED",
+    "SUFFIX",
+    "VERSION",
+    "BundleAnswer",
+    "PullResult",
+    "RunBundle",
+    "build_bundle",
+    "bundle_name",
+    "bundle_text",
+    "key_shaped",
+    "parse_bundle",
+    "pull",
+    "store_bundle",
+    "summary",
+    "write_bundle",
+]
