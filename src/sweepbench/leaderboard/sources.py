@@ -13,6 +13,7 @@ from sweepbench.leaderboard.board import Catalogue
 from sweepbench.leaderboard.pricing import openrouter_price
 from sweepbench.leaderboard.published import PublishedSnapshot
 from sweepbench.leaderboard.rows import BoardRow, Scope, published_rows, run_row
+from sweepbench.models.gguf_size import model_size_b
 
 MAX_RUNS = 100_000
 
@@ -39,8 +40,10 @@ def published_board_rows(
 
 
 def stored_run_rows(bench: BenchStore, scope: Scope, *, benchmark: str = "elbench") -> LoadedRows:
-    """The rows of the stored runs of ``benchmark`` in ``scope`` that have a record."""
+    """The rows of the stored runs of ``benchmark`` in ``scope`` that have a record, each with
+    its model's size from the catalogue (or a local model's GGUF; None = undisclosed)."""
     loaded = LoadedRows(rows=[])
+    sizes: dict[str, float | None] = {}
     for run in bench.runs(limit=MAX_RUNS):
         if run.benchmark != benchmark or run.record is None:
             continue
@@ -50,5 +53,8 @@ def stored_run_rows(bench: BenchStore, scope: Scope, *, benchmark: str = "elbenc
             loaded.unreadable.append(run.id)
             continue
         if record.selection.scope == scope:
-            loaded.rows.append(run_row(record))
+            row = run_row(record)
+            if row.model not in sizes:
+                sizes[row.model] = model_size_b(row.model)
+            loaded.rows.append(row.model_copy(update={"size_b": sizes[row.model]}))
     return loaded

@@ -52,6 +52,9 @@ class ModelInfo:
     gguf_file: str | None = None
     known: bool = True
     """False for a model id the catalogue has no entry for (facts are guesses)."""
+    size_b: float | None = None
+    """Total parameters in billions when disclosed (operator-editable; a local model's GGUF
+    says its own when this is unset: :func:`sweepbench.models.gguf_size.model_size_b`)."""
 
     @property
     def id(self) -> str:
@@ -114,8 +117,25 @@ def _info_from_table(provider: str, name: str, spec: dict[str, Any]) -> ModelInf
         gguf_path=Path(gguf).expanduser() if gguf else None,
         gguf_package=spec.get("gguf_package"),
         gguf_file=spec.get("gguf_file"),
+        size_b=_size_b(provider, name, spec.get("size_b")),
     )
     return with_local_limits(info) if provider == "local" else info
+
+
+def _size_b(provider: str, name: str, value: Any) -> float | None:
+    """A catalogue ``size_b``: a positive number of billions, or None when unset."""
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not 0 < value < float("inf")
+    ):
+        raise UserError(
+            f"[{provider}.{name}] size_b must be a positive number of billions of parameters, "
+            f"got {value!r}"
+        )
+    return float(value)
 
 
 def local_context_cap(*, strict: bool = True) -> int:
