@@ -5,10 +5,12 @@ again — validated, de-duplicated, key-shaped ones refused without echoing the 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import typer
 
 from sweepbench.bench.record import dump_record, load_record
 from sweepbench.bench.storage import BenchStore, RunRow
@@ -132,6 +134,27 @@ def test_publish_without_yes_off_a_terminal_is_refused(
     assert not dest.exists()
 
 
+def test_publish_asks_on_a_terminal_and_a_no_writes_nothing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    run_id = make_run(monkeypatch, capsys)
+    asked: list[str] = []
+
+    def answer(text: str, default: bool = False) -> bool:
+        asked.append(text)
+        return len(asked) > 1  # no the first time, yes the second
+
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
+    monkeypatch.setattr(typer, "confirm", answer)
+    dest = tmp_path / "out"
+    args = ("leaderboard", "publish", run_id, "--to", str(dest))
+    code, out, _ = run_cli(monkeypatch, capsys, *args)
+    assert code == 1 and "Not published." in out and not dest.exists()
+    code, out, _ = run_cli(monkeypatch, capsys, *args)
+    assert code == 0 and asked == ["Publish this run?"] * 2
+    assert (dest / f"{run_id}{SUFFIX}").is_file()
+
+
 def test_unknown_run_and_unknown_protocol_are_one_sentence_errors(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -140,6 +163,13 @@ def test_unknown_run_and_unknown_protocol_are_one_sentence_errors(
     assert code != 0 and "no benchmark run 'nope'" in err
     with pytest.raises(UserError, match="not a file system fsspec knows"):
         file_system("nosuchproto://a/b")
+    fs, path = file_system("hf://datasets/OWNER/NAME")  # huggingface_hub's, unconnected
+    assert type(fs).__name__ == "HfFileSystem" and path == "datasets/OWNER/NAME"
+    try:
+        import s3fs  # type: ignore[import-untyped]  # noqa: F401
+    except ImportError:
+        with pytest.raises(UserError, match=r"need the s3fs package \(pip install s3fs\)"):
+            file_system("s3://bucket/folder")
 
 
 def test_a_key_in_an_answer_and_the_model_id_is_scrubbed(
@@ -193,6 +223,8 @@ def test_pull_round_trip_de_duplicates_and_shows_in_bench_runs(
         assert row.settings["source"] == "pulled" and row.settings["pulled_from"].endswith(SUFFIX)
         assert row.config_hash != load_record(row.record).settings.hash
         assert all(a["answer"] == "ANSWER: A" for a in bench.answers(run_id))
+    code, out, err = run_cli(monkeypatch, capsys, "bench", "show", run_id, "--json")
+    assert code == 0, err
     code, out, _ = run_cli(monkeypatch, capsys, "leaderboard", "pull", str(bundle_file(dest)))
     assert code == 0 and f"Skipped {run_id}: already present" in out
     assert "0 pulled, 1 already present" in out

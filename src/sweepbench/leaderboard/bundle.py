@@ -50,15 +50,15 @@ class _Part(BaseModel):
 class BundleAnswer(_Part):
     """One item's outcome as shared."""
 
-    key: str
-    task: str
-    dimension: str
+    key: str = Field(min_length=1, max_length=500)
+    task: str = Field(min_length=1, max_length=120)
+    dimension: str = Field(max_length=200)
     status: Literal["scored", "failed"]
     score: float | None = None
     passed: bool | None = None
     answer: str | None = None
     """The answer text, scrubbed; None when the bundle leaves answer texts out."""
-    error_type: str | None = None
+    error_type: str | None = Field(default=None, max_length=60)
 
 
 class RunBundle(_Part):
@@ -91,6 +91,10 @@ class RunBundle(_Part):
             raise ValueError("answers_included is false but answer texts are present")
         if not re.fullmatch(r"[A-Za-z0-9._-]+", self.run_id):
             raise ValueError("run_id may hold only letters, digits, '.', '_' and '-'")
+        if len(self.record.benchmark.id) > 120:
+            raise ValueError("record.benchmark.id is longer than 120 characters")
+        if any(len(r.model) > 300 for r in self.record.roles.values()):
+            raise ValueError("record.roles: a model id is longer than 300 characters")
         return self
 
 
