@@ -22,6 +22,7 @@ from sweepbench.leaderboard.bundle import (
     key_shaped,
     parse_bundle,
 )
+from sweepbench.leaderboard.sources import stored_run_rows
 from sweepbench.store import Store
 from tests.helpers import run_cli
 
@@ -245,6 +246,10 @@ def test_a_pulled_elbench_run_is_on_its_judges_board(
     code, out, err = run_cli(monkeypatch, capsys, *args)
     assert code == 0, err
     assert json.loads(out)["incomplete_runs"] == [run_id]
+    with Store.open() as store:
+        loaded = stored_run_rows(BenchStore(store), "core")
+    assert [r.run_id for r in loaded.rows] == [run_id]
+    assert loaded.pulled == {run_id: f"memory://published/{run_id}{SUFFIX}"}
 
 
 def test_pull_skips_malformed_bundles_naming_the_file(

@@ -24,6 +24,8 @@ class LoadedRows:
 
     rows: list[BoardRow]
     unreadable: list[str] = field(default_factory=list)
+    pulled: dict[str, str] = field(default_factory=dict)
+    """Run id → where it came from, for rows of runs imported by ``leaderboard pull``."""
 
 
 def published_board_rows(
@@ -57,4 +59,6 @@ def stored_run_rows(bench: BenchStore, scope: Scope, *, benchmark: str = "elbenc
             if row.model not in sizes:
                 sizes[row.model] = model_size_b(row.model)
             loaded.rows.append(row.model_copy(update={"size_b": sizes[row.model]}))
+            if run.settings.get("source") == "pulled":
+                loaded.pulled[run.id] = str(run.settings.get("pulled_from", ""))
     return loaded
