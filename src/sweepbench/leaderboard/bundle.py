@@ -225,7 +225,7 @@ class Summary:
         return [
             f"Run:          {self.run_id}",
             f"Model:        {self.model}",
-            f"Judge:        {self.judge or 'none (rule-scored)'}",
+            f"Judge:        {self.judge or 'none'}",
             f"Answers:      {self.answers:,} ({self.scored:,} scored, {self.failed:,} failed)",
             f"Task scores:  {self.tasks:,}",
             f"Answer texts: {texts}",
