@@ -4,10 +4,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from decimal import Decimal
 from functools import cache
-from importlib.metadata import version
 
 from sweepbench.leaderboard.rows import RowPrice
 
@@ -16,11 +13,12 @@ from sweepbench.leaderboard.rows import RowPrice
 def openrouter_price(openrouter_id: str) -> RowPrice | None:
     """The price per million tokens of an OpenRouter model, or None when unknown."""
     from sweepbench.errors import SweepbenchError
+    from sweepbench.models.openrouter import model_id
     from sweepbench.models.registry import model_info
     from sweepbench.money.prices import price_for
 
     try:
-        price = price_for(model_info(f"openrouter/{openrouter_id}"))
+        price = price_for(model_info(model_id(openrouter_id)))
     except SweepbenchError:
         price = None
     if price is not None:
@@ -34,24 +32,10 @@ def openrouter_price(openrouter_id: str) -> RowPrice | None:
 
 
 def _from_genai_prices(openrouter_id: str) -> RowPrice | None:
-    from genai_prices import data_snapshot
+    from sweepbench.models.openrouter import snapshot_price
 
-    try:
-        _, model = data_snapshot.get_snapshot().find_provider_model(
-            openrouter_id, None, "openrouter", None
-        )
-    except LookupError:
+    found = snapshot_price(openrouter_id)
+    if found is None:
         return None
-    prices = model.prices
-    if isinstance(prices, list):  # time-conditional prices: the one in force now
-        prices = model.get_prices(datetime.now(UTC))
-    base_in = getattr(prices.input_mtok, "base", prices.input_mtok)
-    base_out = getattr(prices.output_mtok, "base", prices.output_mtok)
-    if base_in is None or base_out is None:
-        return None
-    return RowPrice(
-        input_per_million=Decimal(str(base_in)),
-        output_per_million=Decimal(str(base_out)),
-        source=f"genai-prices {version('genai-prices')} (OpenRouter)",
-        date=None,
-    )
+    per_in, per_out, source = found
+    return RowPrice(input_per_million=per_in, output_per_million=per_out, source=source, date=None)

@@ -213,3 +213,36 @@ def _get_json(path: str, *, key: str | None) -> dict[str, Any]:
             provider="openrouter",
         ) from exc
     return payload if isinstance(payload, dict) else {}
+
+
+NAME = "openrouter"
+"""The provider's name: the ``openrouter/…`` prefix of its model ids."""
+
+
+def model_id(name: str) -> str:
+    """The full model id of an OpenRouter model name (``openai/gpt-5.4`` → ``openrouter/…``)."""
+    return f"{NAME}/{name}"
+
+
+def snapshot_price(name: str) -> tuple[Decimal, Decimal, str] | None:
+    """An OpenRouter model's price per million input and output tokens from the
+    ``genai-prices`` snapshot's OpenRouter table (offline, when no catalogue is cached), with
+    its source label; None when the snapshot does not know it."""
+    from datetime import UTC, datetime
+    from importlib.metadata import version
+
+    from genai_prices import data_snapshot
+
+    try:
+        _, model = data_snapshot.get_snapshot().find_provider_model(name, None, NAME, None)
+    except LookupError:
+        return None
+    prices = model.prices
+    if isinstance(prices, list):  # time-conditional prices: the one in force now
+        prices = model.get_prices(datetime.now(UTC))
+    base_in = getattr(prices.input_mtok, "base", prices.input_mtok)
+    base_out = getattr(prices.output_mtok, "base", prices.output_mtok)
+    if base_in is None or base_out is None:
+        return None
+    source = f"genai-prices {version('genai-prices')} (OpenRouter)"
+    return Decimal(str(base_in)), Decimal(str(base_out)), source
