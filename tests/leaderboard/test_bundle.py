@@ -250,6 +250,8 @@ def test_a_pulled_elbench_run_is_on_its_judges_board(
         loaded = stored_run_rows(BenchStore(store), "core")
     assert [r.run_id for r in loaded.rows] == [run_id]
     assert loaded.pulled == {run_id: f"memory://published/{run_id}{SUFFIX}"}
+    [row] = loaded.rows  # the board says where a pulled run came from
+    assert row.pulled_from == loaded.pulled[run_id] and row.label == f"Pulled run {run_id}"
 
 
 def test_pull_skips_malformed_bundles_naming_the_file(

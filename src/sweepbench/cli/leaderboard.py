@@ -221,7 +221,7 @@ def _table(result: Board, label: str) -> Table:
         table.add_row(
             "★" if p.best else "",
             row.model,
-            "Published" if row.source == "published" else f"Your run {row.run_id}",
+            row.label,
             row.model_id or "—",
             _usd(row.price.input_per_million if row.price else None),
             _usd(row.price.output_per_million if row.price else None),

@@ -10,7 +10,7 @@ from sweepbench.leaderboard.board import MEASURE_LABELS, Board, Placed
 
 
 def _hover(p: Placed) -> str:
-    source = "Published" if p.row.source == "published" else f"Your run {p.row.run_id}"
+    source = p.row.label
     text = f"{p.row.model}<br>{source}<br>score {p.score.score:.1f}<br>price ${p.price:,.4f}"
     if p.score.low is not None and p.score.high is not None:
         text += f"<br>95% range {p.score.low:.1f}–{p.score.high:.1f}"

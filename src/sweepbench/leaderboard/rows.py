@@ -73,6 +73,19 @@ class BoardRow(_Frozen):
     """Total parameters in billions when disclosed."""
     created_at: datetime | None = None
     """When the run started (runs only)."""
+    pulled_from: str | None = None
+    """Where a pulled run came from (``leaderboard pull``); None for this store's own runs."""
+
+    @property
+    def label(self) -> str:
+        """Where the row comes from, for people: published, a pulled run or one of yours."""
+        if self.source == "published":
+            return "Published"
+        return (
+            f"Pulled run {self.run_id}"
+            if self.pulled_from is not None
+            else f"Your run {self.run_id}"
+        )
 
 
 RULE_SCORED = "rule-scored"

@@ -58,7 +58,9 @@ def stored_run_rows(bench: BenchStore, scope: Scope, *, benchmark: str = "elbenc
             row = run_row(record)
             if row.model not in sizes:
                 sizes[row.model] = model_size_b(row.model)
-            loaded.rows.append(row.model_copy(update={"size_b": sizes[row.model]}))
+            pulled = None
             if run.settings.get("source") == "pulled":
-                loaded.pulled[run.id] = str(run.settings.get("pulled_from", ""))
+                pulled = loaded.pulled[run.id] = str(run.settings.get("pulled_from", ""))
+            update = {"size_b": sizes[row.model], "pulled_from": pulled}
+            loaded.rows.append(row.model_copy(update=update))
     return loaded
