@@ -266,7 +266,7 @@ def file_system(url: str) -> tuple[Any, str]:
         import fsspec  # type: ignore[import-untyped]
     except ImportError:
         raise UserError(
-            f"{protocol}:// locations need the fsspec package (pip install fsspec)"
+            f"{protocol}:// locations need the fsspec package (pip install 'sweepbench[publish]')"
         ) from None
     try:
         fs, path = fsspec.core.url_to_fs(url)
