@@ -41,7 +41,9 @@ PROMPT = "Write a long story about a dragon who learns to bake bread."
 WARMUP_PROMPT = "Say hello."
 ARMS = ("raw", "sweepbench", "sweepbench-busy", "raw-busy")
 DEFAULT_ARMS = ("raw", "sweepbench", "sweepbench-busy")
-SPIN = "while True: pass"
+SPIN = "import os\nparent = os.getppid()\nwhile os.getppid() == parent: pass"
+"""A busy process that spins until its parent is gone (a benchmark killed by a timeout, where
+no ``finally`` runs, leaves no spinner behind)."""
 
 
 def _import_sweepbench() -> None:
