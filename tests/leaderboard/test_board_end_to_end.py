@@ -111,6 +111,12 @@ def test_three_runs_on_the_board_frontier_and_paired_difference(
     }
     assert [p.row.model for p in board.best] == [CHEAP, STRONG]
     assert all(p.row.run_id == runs[m] for m, p in placed.items())
+    # the same board from the command line: `sweepbench leaderboard --benchmark <declaration>`
+    assert cli(monkeypatch, "leaderboard", "--benchmark", str(path), "--json") == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert [e["row"]["model"] for e in shown["placed"]] == [CHEAP, DOMINATED, STRONG]
+    assert [e["row"]["model"] for e in shown["placed"] if e["best_value"]] == [CHEAP, STRONG]
+    assert shown["takeaway"][0].startswith(f"Best value, cheapest first: {CHEAP}")
     lines = takeaway(board, catalogue, questions=ITEMS)
     assert lines[0].startswith(f"Best value, cheapest first: {CHEAP}")
     # an area is placed the same way, and on any other board too (every task is auto-checked)
@@ -125,3 +131,12 @@ def test_three_runs_on_the_board_frontier_and_paired_difference(
                             resamples=2000)  # fmt: skip
     assert few.n == 20 and round(few.diff) == 20
     assert not few.real and few.p_value > 0.05
+
+
+def test_a_declared_benchmarks_scope_note_says_nothing_of_published_ranges() -> None:
+    from sweepbench.leaderboard.board import scope_note
+
+    assert scope_note("core", 40, regional=0, published=False) == "Scored on 40 questions."
+    assert "Published" not in scope_note("core", 40, regional=1, published=False)
+    assert "the one region-specific set." in scope_note("core", 40, regional=1, published=False)
+    assert "Published 95% ranges" in scope_note("core", 2481)  # ELBench's board, as before

@@ -72,20 +72,25 @@ def board(
         typer.Option("--chart", help="Also write the chart as one offline HTML file here."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object, for scripts.")] = False,
+    benchmark_name: Annotated[
+        str,
+        typer.Option(
+            "--benchmark",
+            help="elbench (default: with the published results), sample, or a declaration "
+            "of your own (its board holds your runs).",
+        ),
+    ] = "elbench",
 ) -> None:
     """The value table (★ = best value) and the takeaway of one judge board."""
     if ctx.invoked_subcommand is not None:
         return
     from sweepbench.leaderboard.board import Filters, board_keys, build_board, takeaway
-    from sweepbench.leaderboard.catalogue import elbench_catalogue, published_questions
-    from sweepbench.leaderboard.published import PAPER_JUDGE, load_published
+    from sweepbench.leaderboard.published import PAPER_JUDGE
 
     chosen_scope = _choice(scope, ("core", "paper"), "--scope")
     measure = _choice(price, ("blended", "input", "output", "measured"), "--price")
-    catalogue = elbench_catalogue()
-    snapshot = load_published()
+    catalogue, rows, unreadable, questions = _source(benchmark_name, chosen_scope)
     metric = _metric(focus, catalogue)
-    rows, unreadable = _rows(snapshot, catalogue, chosen_scope)
     filters = Filters(
         max_price=None if max_price is None else Decimal(str(max_price)),
         max_size_b=max_size,
@@ -101,9 +106,7 @@ def board(
         )  # fmt: skip
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    lines = takeaway(
-        result, catalogue, questions=published_questions(snapshot, catalogue, chosen_scope)
-    )
+    lines = takeaway(result, catalogue, questions=questions)
     if unreadable:
         lines.append(f"{len(unreadable)} stored run record(s) could not be read and are left out.")
     title = f"{catalogue.metric_label(metric)} · board: {result.judge} · {result.scope} scope"
@@ -185,17 +188,36 @@ def _metric(focus: str, catalogue: Catalogue) -> str:
     raise UserError(f"--focus: no area {focus!r}; overall, {areas}, or task:NAME")
 
 
-def _rows(
-    snapshot: PublishedSnapshot, catalogue: Catalogue, scope: Literal["core", "paper"]
-) -> tuple[list[BoardRow], list[str]]:
+def _source(
+    name: str, scope: Literal["core", "paper"]
+) -> tuple[Catalogue, list[BoardRow], list[str], int]:
+    """The catalogue, rows, unreadable records and question count of a benchmark's board:
+    ELBench's with the published results beside your runs; any other benchmark's with your
+    runs only."""
     from sweepbench.bench.storage import BenchStore
     from sweepbench.leaderboard.sources import published_board_rows, stored_run_rows
     from sweepbench.store import Store
 
-    rows = published_board_rows(snapshot, catalogue, scope)
+    if name.strip().lower() == "elbench":
+        from sweepbench.leaderboard.catalogue import elbench_catalogue, published_questions
+        from sweepbench.leaderboard.published import load_published
+
+        catalogue = elbench_catalogue()
+        snapshot = load_published()
+        rows = published_board_rows(snapshot, catalogue, scope)
+        questions = published_questions(snapshot, catalogue, scope)
+        benchmark_id = "elbench"
+    else:
+        from sweepbench.bench.catalog import load_benchmark
+        from sweepbench.leaderboard.catalogue import benchmark_catalogue, benchmark_questions
+
+        benchmark = load_benchmark(name)
+        catalogue, rows = benchmark_catalogue(benchmark), []
+        questions = benchmark_questions(benchmark, scope)
+        benchmark_id = benchmark.id
     with Store.open() as store:
-        loaded = stored_run_rows(BenchStore(store), scope)
-    return rows + loaded.rows, loaded.unreadable
+        loaded = stored_run_rows(BenchStore(store), scope, benchmark=benchmark_id)
+    return catalogue, rows + loaded.rows, loaded.unreadable, questions
 
 
 def _usd(value: Decimal | None) -> str:

@@ -246,22 +246,35 @@ def takeaway(board: Board, catalogue: Catalogue, *, questions: int) -> list[str]
         )
     if board.hidden:
         lines.append(f"The filters hid {board.hidden} model(s).")
-    lines.append(scope_note(board.scope, questions))
+    published = any(
+        r.source == "published" for r in (*(p.row for p in board.placed), *board.no_price)
+    )
+    regional = sum(1 for t in catalogue.tasks.values() if t.region_specific)
+    lines.append(scope_note(board.scope, questions, regional=regional, published=published))
     lines.append(price_source_label(board))
     return lines
 
 
-def scope_note(scope: Scope, questions: int) -> str:
+def scope_note(scope: Scope, questions: int, *, regional: int = 2, published: bool = True) -> str:
+    """What the scope covers: ``regional`` region-specific sets left out of the core scope;
+    ``published``: published rows are on the board (their ranges are the paper scope's)."""
+    sets = f"the {_count_words(regional)} region-specific set{'s' if regional != 1 else ''}"
     if scope == "core":
-        return (
-            f"Scored on {questions:,} questions, without the two region-specific sets. "
-            "Published 95% ranges cover the paper's original scoring only, so none are shown "
-            "here."
-        )
-    return (
-        f"Paper's original scoring: all {questions:,} questions, including the two "
-        "region-specific sets."
-    )
+        if not regional:
+            return f"Scored on {questions:,} questions."
+        text = f"Scored on {questions:,} questions, without {sets}."
+        if published:
+            text += " Published 95% ranges cover the paper's original scoring only, so none are "
+            text += "shown here."
+        return text
+    if not regional:
+        return f"Scored on all {questions:,} questions."
+    origin = "Paper's original scoring: all" if published else "Scored on all"
+    return f"{origin} {questions:,} questions, including {sets}."
+
+
+def _count_words(n: int) -> str:
+    return {1: "one", 2: "two", 3: "three"}.get(n, f"{n:,}")
 
 
 def price_source_label(board: Board) -> str:

@@ -4,10 +4,14 @@ the registry data — no benchmark items are loaded."""
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
 from sweepbench.leaderboard.board import Catalogue, CatalogueTask
 from sweepbench.leaderboard.published import PublishedSnapshot
 from sweepbench.leaderboard.rows import Scope
+
+if TYPE_CHECKING:
+    from sweepbench.bench.items import Benchmark
 
 
 @cache
@@ -35,3 +39,21 @@ def published_questions(snapshot: PublishedSnapshot, catalogue: Catalogue, scope
         if model.tasks:
             return sum(t.count for k, t in model.tasks.items() if k in tasks)
     return 0
+
+
+def benchmark_catalogue(benchmark: Benchmark) -> Catalogue:
+    """Any loaded benchmark's areas and tasks (a declared one's board: your runs only)."""
+    return Catalogue(
+        areas={a.key: a.label for a in benchmark.areas},
+        tasks={
+            t.id: CatalogueTask(
+                area=t.area, auto=t.grading == "auto", region_specific=t.region_specific
+            )
+            for t in benchmark.tasks
+        },
+    )
+
+
+def benchmark_questions(benchmark: Benchmark, scope: Scope) -> int:
+    """How many questions a loaded benchmark has in ``scope``."""
+    return sum(len(t.items) for t in benchmark.tasks if scope == "paper" or not t.region_specific)
