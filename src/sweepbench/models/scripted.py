@@ -16,6 +16,9 @@ Its behaviour is set by options in the id, as a query string::
     scripted/guess                     answer in a benchmark's format with a deterministic
                                        guess: a choice letter, a boxed number, a judge verdict,
                                        a teaching evaluation (scores 1-5)
+    scripted/guess?accuracy=0.85       answer right with probability 0.85 where the prompt
+                                       carries a reference marker (see below)
+    scripted/guess?accuracy=0.85&seed=2  the same, an independent draw per item
 
 Teaching dialogues (spec §15) have three more, one for each dialogue role::
 
@@ -34,6 +37,17 @@ A token is one whitespace-separated word. Output beyond ``max_tokens`` is cut of
 ``stop_reason=max_tokens``, exactly like a real budget. An effort level adds reasoning tokens
 (low ¼, medium ½, high 1× the answer's length) that come first and count against the budget.
 Used for demos, tests and benchmarks; it never touches the network.
+
+**Accuracy** (``accuracy=P``, 0–1, for offline tests that a sweep detects a worse setting):
+a request carries no reference answer (``Request`` and ``GenerateSettings`` have no
+metadata field, and the benchmark runner sends only the prompt), so ``scripted/guess`` reads
+it from a marker, ``[scripted-reference: X]``, that only tests put into an item's prompt;
+real benchmark prompts never contain it, and without it ``accuracy`` changes nothing (the
+plain guess). With it, the answer is ``X`` with probability ``P`` and otherwise a wrong one in
+the same format (another option letter of the prompt, a different number, ``not X``),
+decided by a sha256 of the prompt and ``seed`` (default 0): the same prompt always gets the
+same answer, and different seeds draw independently. A smaller ``P`` with the same seed
+answers right on a subset of the items a larger one does (one uniform draw per item).
 """
 
 from __future__ import annotations
@@ -93,6 +107,8 @@ OPTIONS = {
     "end_after",
     "score",
     "veto",
+    "accuracy",
+    "seed",
 }
 BOUNDS: dict[str, tuple[type[int] | type[float], float, float]] = {
     "words": (int, 0, 100_000),
@@ -104,6 +120,8 @@ BOUNDS: dict[str, tuple[type[int] | type[float], float, float]] = {
     "end_after": (int, 1, 1_000),
     "score": (float, 0.0, 10.0),
     "veto": (int, 0, 1),
+    "accuracy": (float, 0.0, 1.0),
+    "seed": (int, 0, 2**31 - 1),
 }
 """Each numeric option's type and range: a scripted model is free, so nothing else bounds what
 it may cost the machine (a ``words=300000000`` answer, a ``ttft`` holding a slot for hours)."""
@@ -202,6 +220,54 @@ def guess(request: Request) -> str:
     return "This is a scripted answer."
 
 
+REFERENCE = re.compile(r"\[scripted-reference:\s*([^\]]+?)\s*\]")
+"""The marker a test puts in a prompt to tell ``accuracy=P`` the item's reference answer."""
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def _unit(text: str) -> float:
+    """A stable uniform draw in [0, 1) from the text."""
+    return int(hashlib.sha256(text.encode("utf-8")).hexdigest()[:13], 16) / 16**13
+
+
+def wrong_answer(reference: str, prompt: str) -> str:
+    """A deterministic wrong answer in the reference's form: another option letter of the
+    prompt, a different number, or ``not X``."""
+    letters: list[str] = sorted(set(_LETTERS.findall(prompt)) - {reference})
+    if len(reference) == 1 and reference in "ABCDEFGHIJ":
+        others = letters or [x for x in "ABCD" if x != reference]
+        return others[_pick(prompt, len(others))]
+    if _NUMBER.fullmatch(reference):
+        step = 1 + _pick(prompt, 9)
+        if "." in reference:
+            return f"{float(reference) + step:g}"
+        return str(int(reference) + step)
+    return f"not {reference}"
+
+
+def accurate_guess(request: Request, accuracy: float, seed: int) -> str:
+    """``scripted/guess?accuracy=P``: the marked reference with probability ``P`` (seeded per
+    prompt), otherwise a wrong answer, in the format :func:`guess` would answer in; the
+    plain guess when the prompt has no marker."""
+    prompt = last_user_text(request.messages)
+    found = REFERENCE.search(prompt)
+    if found is None:
+        return guess(request)
+    reference = found.group(1)
+    right = _unit(f"{seed}\x00{prompt}") < accuracy
+    value = reference if right else wrong_answer(reference, prompt)
+    return _formatted(prompt, value)
+
+
+def _formatted(prompt: str, value: str) -> str:
+    """``value`` in the answer format the prompt asks for (as :func:`guess` answers)."""
+    if len(value) == 1 and value in "ABCDEFGHIJ":
+        return f"答案：{value}" if "答案" in prompt else f"ANSWER: {value}"
+    if "boxed" in prompt:
+        return f"The answer is \\boxed{{{value}}}."
+    return f"A guess.\n{value}"
+
+
 def answer_file(name: str) -> str:
     """The text of a packaged answer; an unknown name is a UserError listing the known ones."""
     known = sorted(p.stem for p in ANSWERS.glob("*.json"))
@@ -270,6 +336,8 @@ class ScriptedModel(Model):
         self.end_after = whole("end_after")
         self.score = number("score")
         self.veto = options.get("veto", "") not in ("", "0")
+        self.accuracy = number("accuracy")
+        self.seed = whole("seed") or 0
         self.text = options.get("text")
         fixture = options.get("fixture") or DEMOS.get(self.base)
         if self.text is None and fixture:
@@ -281,6 +349,8 @@ class ScriptedModel(Model):
         """The whole answer the model would give with an unlimited budget."""
         if self.text is not None:
             words = self.text.split()
+        elif self.base == "guess" and self.accuracy is not None:
+            words = accurate_guess(request, self.accuracy, self.seed).split(" ")
         elif self.base == "guess":
             words = guess(request).split(" ")
         elif self.base == "tutor":
