@@ -67,3 +67,18 @@ class RecordedPage:
 def _local(url: str) -> bool:
     parts = urlsplit(url)
     return parts.scheme in LOCAL_SCHEMES or parts.hostname in LOCAL_HOSTS
+
+
+def pick_models(page: RecordedPage, models: list[str]) -> None:
+    """On the Sweep page, replace the model list with ``models`` (typed: any provider/model id
+    is accepted)."""
+    page.click("text=Compare models")
+    box = page.locator("#vary-model")
+    box.click()
+    for _ in range(6):
+        box.press("Backspace")
+    for model in models:
+        box.fill(model)
+        box.press("Enter")
+    box.press("Escape")  # close the suggestions
+    box.evaluate("e => e.blur()")

@@ -15,11 +15,38 @@ They skip when Playwright or /usr/bin/chromium is missing.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from tests.web.browser import CHROMIUM, RecordedPage
+from sweepbench.store import Store
+from sweepbench.sweeps.live import SweepRunner
+from tests.web.browser import CHROMIUM, RecordedPage, serve
+
+
+@dataclass(frozen=True)
+class Served:
+    """The app's address and its runner (sweeps are started here and opened by ``?sweep=``)."""
+
+    url: str
+    runner: SweepRunner
+
+
+@pytest.fixture
+def served() -> Iterator[Served]:
+    """The web app on a fresh store, served on 127.0.0.1."""
+    from sweepbench.web.app import create_app
+
+    store = Store.open()
+    app = create_app(store)
+    runner: SweepRunner = app.server.config["sweepbench.runner"]
+    try:
+        with serve(app) as url:
+            yield Served(url, runner)
+    finally:
+        runner.close()
+        store.close()
 
 
 @pytest.fixture(autouse=True)

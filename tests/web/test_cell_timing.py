@@ -7,41 +7,15 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pytest
 
 from sweepbench.models.providers import PROVIDERS
-from sweepbench.store import Store
-from sweepbench.sweeps.live import SweepRunner
 from sweepbench.sweeps.plan import build_plan
-from tests.web.browser import RecordedPage, serve
+from tests.web.browser import RecordedPage, pick_models
+from tests.web.conftest import Served
 
 pytest.importorskip("playwright.sync_api")
-
-
-@dataclass(frozen=True)
-class Served:
-    """The app's address and its runner (sweeps are started here and opened by ``?sweep=``)."""
-
-    url: str
-    runner: SweepRunner
-
-
-@pytest.fixture
-def served() -> Iterator[Served]:
-    from sweepbench.web.app import create_app
-
-    store = Store.open()
-    app = create_app(store)
-    runner: SweepRunner = app.server.config["sweepbench.runner"]
-    try:
-        with serve(app) as url:
-            yield Served(url, runner)
-    finally:
-        runner.close()
-        store.close()
 
 
 def _card(page: RecordedPage, index: int) -> str:
@@ -63,19 +37,6 @@ def _wait_text(page: RecordedPage, kind: str, index: int, pattern: str) -> None:
     )
 
 
-def _pick_models(page: RecordedPage, models: list[str]) -> None:
-    page.click("text=Compare models")
-    box = page.locator("#vary-model")
-    box.click()
-    for _ in range(6):
-        box.press("Backspace")
-    for model in models:
-        box.fill(model)
-        box.press("Enter")
-    box.press("Escape")
-    box.evaluate("e => e.blur()")
-
-
 def _assert_clean(page: RecordedPage) -> None:
     assert page.non_local() == []
     assert page.errors == []
@@ -86,13 +47,13 @@ def test_the_estimate_line_says_how_long_the_sweep_takes(
 ) -> None:
     page.goto(served.url)
     page.wait_for_selector("#estimate:not(:empty)")
-    _pick_models(page, ["scripted/sketch?tps=400", "scripted/sketch?tps=100"])
+    pick_models(page, ["scripted/sketch?tps=400", "scripted/sketch?tps=100"])
     page.wait_for_function(
         "/Runs in about \\d+ s: .*~\\d+ s/.test(document.querySelector('#estimate').innerText)"
     )
     line = page.inner_text("#estimate")
     assert line.startswith("2 variants varying models") and "nothing is spent" in line
-    _pick_models(page, ["scripted/sketch?tps=400", "local/smollm2-135m"])
+    pick_models(page, ["scripted/sketch?tps=400", "local/smollm2-135m"])
     page.wait_for_function(
         "document.querySelector('#estimate').innerText"
         ".includes('No timing history for local/smollm2-135m yet')"

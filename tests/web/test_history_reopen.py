@@ -5,43 +5,18 @@ a link to a sweep that is not there gets an answer in the web's words."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
 
-import pytest
-
-from sweepbench.store import Store
 from sweepbench.sweeps.history import load_sweep, sweep_settings
 from sweepbench.sweeps.live import SweepRunner
 from sweepbench.sweeps.plan import Plan, build_plan
 from sweepbench.web.defaults import kind_defaults
 from sweepbench.web.offer import offered_models
 from sweepbench.web.sweep_page import with_settings
-from tests.web.browser import RecordedPage, serve
+from tests.web.browser import RecordedPage
+from tests.web.conftest import Served
 
 SCULPTS = ["scripted/sculpt?tps=900", "scripted/sculpt?tps=800"]
 LOREM = "scripted/lorem?tps=2000"
-
-
-@dataclass
-class Served:
-    url: str
-    runner: SweepRunner
-
-
-@pytest.fixture
-def served() -> Iterator[Served]:
-    from sweepbench.web.app import create_app
-
-    store = Store.open()
-    app = create_app(store)
-    runner: SweepRunner = app.server.config["sweepbench.runner"]
-    try:
-        with serve(app) as url:
-            yield Served(url, runner)
-    finally:
-        runner.close()
-        store.close()
 
 
 def _finished(runner: SweepRunner, plan: Plan) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from sweepbench.store import Store
-from tests.web.browser import RecordedPage, serve
+from tests.web.browser import RecordedPage, pick_models, serve
 
 pytest.importorskip("playwright.sync_api")
 
@@ -43,20 +43,6 @@ def _shown(page: RecordedPage, selector: str) -> bool:
 def _open(page: RecordedPage, url: str) -> None:
     page.goto(url)
     page.wait_for_selector("#estimate:not(:empty)")
-
-
-def _pick_models(page: RecordedPage, models: list[str]) -> None:
-    """Replace the model list with ``models`` (typed: any provider/model id is accepted)."""
-    page.click("text=Compare models")
-    box = page.locator("#vary-model")
-    box.click()
-    for _ in range(6):
-        box.press("Backspace")
-    for model in models:
-        box.fill(model)
-        box.press("Enter")
-    box.press("Escape")  # close the suggestions
-    box.evaluate("e => e.blur()")
 
 
 def _run(page: RecordedPage, prompt: str) -> None:
@@ -120,11 +106,11 @@ def test_only_the_controls_the_run_reads_are_shown(page: RecordedPage, base_url:
 
 def test_the_estimate_follows_the_controls(page: RecordedPage, base_url: str) -> None:
     _open(page, base_url)
-    _pick_models(page, FAST_SKETCH)
+    pick_models(page, FAST_SKETCH)
     page.wait_for_function(
         "document.querySelector('#estimate').innerText.startsWith('2 variants varying models')"
     )
-    _pick_models(page, FAST_SKETCH[:1])
+    pick_models(page, FAST_SKETCH[:1])
     page.wait_for_selector("#refusal-cells")
     assert "at least two models" in page.inner_text("#refusals")
     assert page.is_disabled("#run")
@@ -132,7 +118,7 @@ def test_the_estimate_follows_the_controls(page: RecordedPage, base_url: str) ->
 
 def test_a_drawing_sweep_fills_every_cell(page: RecordedPage, base_url: str) -> None:
     _open(page, base_url)
-    _pick_models(page, FAST_SKETCH)
+    pick_models(page, FAST_SKETCH)
     _run(page, "a payments service")
     page.wait_for_function(
         "[...document.querySelectorAll('[data-elements]')].length === 2 && "
@@ -149,7 +135,7 @@ def test_a_drawing_sweep_fills_every_cell(page: RecordedPage, base_url: str) -> 
 
 def test_stop_all_stops_every_cell_and_keeps_the_drawing(page: RecordedPage, base_url: str) -> None:
     _open(page, base_url)
-    _pick_models(page, SLOW_SKETCH)
+    pick_models(page, SLOW_SKETCH)
     _run(page, "a payments service")
     page.wait_for_function(
         "[...document.querySelectorAll('[data-elements]')].some(e => +e.dataset.elements >= 2)"
@@ -172,7 +158,7 @@ def test_a_sculpture_sweep_shows_each_glb(page: RecordedPage, base_url: str) -> 
     _open(page, base_url)
     page.click("text=Sculpture")
     page.wait_for_selector("text=Vary prompt version")
-    _pick_models(page, ["scripted/sculpt?tps=600", "scripted/sculpt?tps=300"])
+    pick_models(page, ["scripted/sculpt?tps=600", "scripted/sculpt?tps=300"])
     _run(page, "a brazier")
     page.wait_for_function(
         "[...document.querySelectorAll('[data-loaded]')].filter(e => e.dataset.loaded === '1')"
@@ -190,7 +176,7 @@ def test_a_sculpture_sweep_shows_each_glb(page: RecordedPage, base_url: str) -> 
 def test_a_text_sweep_streams_the_answers(page: RecordedPage, base_url: str) -> None:
     _open(page, base_url)
     page.click("text=Text")
-    _pick_models(page, ["scripted/lorem?tps=300", "scripted/echo?tps=100"])
+    pick_models(page, ["scripted/lorem?tps=300", "scripted/echo?tps=100"])
     _run(page, "Name three primes and say why each is prime.")
     assert _finished(page).startswith("2/2 variants")
     text = page.inner_text("#cell-grid")
@@ -202,7 +188,7 @@ def test_a_text_sweep_streams_the_answers(page: RecordedPage, base_url: str) -> 
 
 def test_a_finished_sweep_reopens_from_history(page: RecordedPage, base_url: str) -> None:
     _open(page, base_url)
-    _pick_models(page, FAST_SKETCH)
+    pick_models(page, FAST_SKETCH)
     _run(page, "a payments service")
     _finished(page)
     page.click("text=History")
