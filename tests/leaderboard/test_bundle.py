@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import typer
 
-from sweepbench.bench.record import dump_record, load_record
-from sweepbench.bench.storage import BenchStore, RunRow
+from sweepbench.bench.record import load_record
+from sweepbench.bench.storage import BenchStore
 from sweepbench.errors import UserError
 from sweepbench.leaderboard.bundle import (
     SUFFIX,
@@ -25,8 +25,8 @@ from sweepbench.leaderboard.bundle import (
 from sweepbench.leaderboard.sources import stored_run_rows
 from sweepbench.store import Store
 from tests.helpers import run_cli
+from tests.leaderboard.helpers import store_golden_run
 
-GOLDEN = Path(__file__).resolve().parents[1] / "bench/golden/run_record_v1.json"
 ANSWER_A = "scripted/echo?text=ANSWER: A"
 KEY = "-".join(("sk", "test", "PlaceholderKey" + "0123456789abcd"))
 """A key-shaped placeholder, made at run time so no key-shaped text sits in the source: the
@@ -49,25 +49,6 @@ def make_run(
     code, out, err = run_cli(monkeypatch, capsys, *args)
     assert code == 0, err
     return str(json.loads(out)["run_id"])
-
-
-def store_golden_run() -> str:
-    """The golden record as a stored ELBench run (the board lists ELBench runs only)."""
-    golden = load_record(GOLDEN.read_text("utf-8"))
-    elbench = golden.benchmark.model_copy(update={"id": "elbench"})
-    record = load_record(dump_record(golden.model_copy(update={"benchmark": elbench})))
-    with Store.open() as store:
-        bench = BenchStore(store)
-        bench.create_run(
-            RunRow(
-                id=record.run_id, config_hash=record.settings.hash, benchmark="elbench",
-                model=record.roles["target"].model, judge=None, status=record.status,
-                reason=record.reason, created_at=record.created_at,
-                updated_at=record.updated_at, items=record.coverage.overall.selected,
-            )
-        )  # fmt: skip
-        bench.set_record(record.run_id, dump_record(record))
-    return record.run_id
 
 
 def fresh_store(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str) -> None:
@@ -235,7 +216,7 @@ def test_pull_round_trip_de_duplicates_and_shows_in_bench_runs(
 def test_a_pulled_elbench_run_is_on_its_judges_board(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    run_id = store_golden_run()
+    run_id = store_golden_run(as_elbench=True)
     code, _, err = run_cli(monkeypatch, capsys, "leaderboard", "publish", run_id, "--to",
                            "memory://published", "--yes")  # fmt: skip
     assert code == 0, err

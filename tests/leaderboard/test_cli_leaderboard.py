@@ -8,28 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sweepbench.bench.record import dump_record, load_record
-from sweepbench.bench.storage import BenchStore, RunRow
 from sweepbench.cli.app import app
-from sweepbench.store import Store
-
-GOLDEN = Path(__file__).resolve().parents[1] / "bench/golden/run_record_v1.json"
-
-
-def _store_golden_run() -> str:
-    record = load_record(GOLDEN.read_text("utf-8"))
-    with Store.open() as store:
-        bench = BenchStore(store)
-        bench.create_run(
-            RunRow(
-                id=record.run_id, config_hash=record.settings.hash, benchmark="elbench",
-                model=record.roles["target"].model, judge=None, status=record.status,
-                reason=record.reason, created_at=record.created_at,
-                updated_at=record.updated_at, items=record.coverage.overall.selected,
-            )
-        )  # fmt: skip
-        bench.set_record(record.run_id, dump_record(record))
-    return record.run_id
+from tests.leaderboard.helpers import store_golden_run
 
 
 def test_leaderboard_alone_prints_the_default_board() -> None:
@@ -65,7 +45,7 @@ def test_filters_hide_models() -> None:
 
 
 def test_a_stored_incomplete_run_is_listed_on_its_judges_board_not_placed() -> None:
-    run_id = _store_golden_run()
+    run_id = store_golden_run()
     result = CliRunner().invoke(app, ["leaderboard", "--board", "openai/gpt-5-mini", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
