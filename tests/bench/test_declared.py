@@ -456,7 +456,8 @@ def test_every_kind_of_declaration_mistake_is_located(tmp_path: Path) -> None:
     ]
     message = mistakes(declare(tmp_path, tasks, areas=["main", "empty"], extra=1))
     for expected in [
-        "my.yaml: extra: unknown key; known: id, name, description, overall, areas, tasks",
+        "my.yaml: extra: unknown key; known: id, name, description, overall, prompt_version, "
+        "prompt_versions, areas, tasks",
         "my.yaml: tasks[0].area: unknown area 'nowhere'; declared: main, empty",
         "my.yaml: tasks[1].id: 'sums' is already used by tasks[0]",
         "my.yaml: tasks[2].judge: the 'judge' scorer needs a judge block",

@@ -154,3 +154,22 @@ def test_verdict_worse() -> None:
         "costs 50% as much and is worse by 4.2 points "
         "(95% range \u22126.0 to \u22122.4, p < 0.001 (Holm))"
     )
+
+
+def test_the_detectable_difference_never_falls_below_what_the_exact_test_can_reach() -> None:
+    # no item flipped: the normal approximation would say 0, but McNemar needs 6 one-way
+    # flips to reach p < 0.05, so 2,000 items detect no less than 6 / 2,000
+    assert min_detectable_difference(2_000, discordant_share=0.0) == pytest.approx(0.003)
+    assert min_detectable_difference(40, discordant_share=0.0) == pytest.approx(0.15)
+    # with many flips the approximation is the larger and stands
+    many = min_detectable_difference(2_000, discordant_share=0.2)
+    assert many == pytest.approx(2.8016 * (0.2 / 2_000) ** 0.5, rel=1e-3)
+
+
+def test_a_verdict_without_a_known_cost_says_nothing_of_cost() -> None:
+    known = verdict(diff=-0.8, low=-2.1, high=0.5, p_adjusted=0.21, cost_share=0.38,
+                    min_detectable=3.0)  # fmt: skip
+    unknown = verdict(diff=-0.8, low=-2.1, high=0.5, p_adjusted=0.21, cost_share=None,
+                      min_detectable=3.0)  # fmt: skip
+    assert known == "costs 38% as much and " + unknown
+    assert unknown.startswith("is not detectably worse: \u22120.8 points")

@@ -6,7 +6,7 @@ scorers and the results. Frozen and plain so that a loaded benchmark can be shar
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 Grading = Literal["auto", "judge", "runtime"]
@@ -60,11 +60,51 @@ class Item:
     """1-based line or row in the source file."""
     system: str | None = None
     """A system prompt, when the benchmark sends one."""
+    sample: int = 0
+    """Which repeat of the question this is (0: the first; ``--repeats K`` asks each item K
+    times, the later ones keyed ``<key>#sample-<n>``, n from 2)."""
 
     @staticmethod
     def make_key(source_file: str, sample_id: str) -> str:
         """The checkpoint key of an item."""
         return f"{source_file}::{sample_id}"
+
+    def repeated(self, sample: int) -> Item:
+        """This item's ``sample``-th repeat (0-based; 0 is the item itself)."""
+        if sample == 0:
+            return self
+        return replace(self, key=f"{self.key}{SAMPLE_MARK}{sample + 1}", sample=sample)
+
+
+SAMPLE_MARK = "#sample-"
+"""What separates an item's key from its repeat number (``--repeats``)."""
+
+
+def base_key(key: str) -> str:
+    """The key of the item a repeat asks again (the key itself for a first sample)."""
+    head, mark, tail = key.rpartition(SAMPLE_MARK)
+    return head if mark and tail.isdigit() else key
+
+
+@dataclass(frozen=True)
+class PromptVersion:
+    """Another version of a benchmark's prompts, to compare with its own (``--prompt-version``,
+    the ``prompt_version`` axis of ``bench sweep``). Declared under ``prompt_versions``."""
+
+    name: str
+    system: str | None = None
+    """Every item's system prompt under this version (None: the item's own)."""
+    template: str | None = None
+    """The user message under this version, ``{prompt}`` standing for the item's own prompt
+    (None: the item's prompt as it is)."""
+
+    def apply(self, item: Item) -> Item:
+        """The item as this version asks it."""
+        prompt = (
+            item.prompt if self.template is None else self.template.replace("{prompt}", item.prompt)
+        )
+        system = item.system if self.system is None else self.system
+        return replace(item, prompt=prompt, system=system)
 
 
 @dataclass(frozen=True)
@@ -145,6 +185,8 @@ class Benchmark:
     """A fingerprint of the loaded data (part of a run's settings hash)."""
     prompt_version: str = "1"
     """The version of the prompts the benchmark builds (part of the settings hash)."""
+    prompt_versions: tuple[PromptVersion, ...] = ()
+    """Other versions of its prompts a run may choose instead (declared ones)."""
     overall: Literal["mean_of_areas", "mean_of_tasks"] = "mean_of_areas"
     """How the overall score is made from area scores (ELBench: the unweighted mean)."""
     source: str = ""
@@ -154,6 +196,21 @@ class Benchmark:
     data_outside: bool = False
     """Loaded with ``--allow-data-outside``: a run stores it, so reading the run back later
     (``bench show``) reloads the same data."""
+
+    @property
+    def versions(self) -> tuple[str, ...]:
+        """Every prompt version a run may choose: the benchmark's own first."""
+        return (self.prompt_version, *(v.name for v in self.prompt_versions))
+
+    def prompt_variant(self, name: str) -> PromptVersion | None:
+        """The declared version ``name`` (None for the benchmark's own prompts); KeyError when
+        there is no such version."""
+        if name == self.prompt_version:
+            return None
+        for version in self.prompt_versions:
+            if version.name == name:
+                return version
+        raise KeyError(name)
 
     @property
     def tasks(self) -> tuple[Task, ...]:

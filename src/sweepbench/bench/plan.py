@@ -21,7 +21,7 @@ from typing import TypeVar
 from sweepbench.bench.catalog import PRESET_ALIASES, PRESETS, Preset
 from sweepbench.bench.dialogue.estimate import plan_dialogues
 from sweepbench.bench.dialogue.prompts import DIALOGUE_PROMPT_VERSION
-from sweepbench.bench.items import Benchmark, Item, Scope, Task
+from sweepbench.bench.items import Benchmark, Item, PromptVersion, Scope, Task
 from sweepbench.bench.results import format_money
 from sweepbench.bench.scoring.judge import (
     JUDGE_HIGH_OUTPUT_TOKENS,
@@ -41,6 +41,9 @@ from sweepbench.roles import BENCH_ROLES, Role, label, parse_role
 DEFAULT_ANSWER_TOKENS = 8192
 """The answer length limit (spec §6.1), capped at the model's listed maximum."""
 DEFAULT_CONCURRENCY = 8
+MAX_REPEATS = 20
+"""The most times ``--repeats`` asks each item."""
+MAX_TEMPERATURE = 2.0
 MILLION = Decimal(1_000_000)
 _V = TypeVar("_V")
 
@@ -156,6 +159,13 @@ class RunConfig:
     scoring: str = DEFAULT_SCORING_VERSION
     """The scoring version of the rule scorers (``bench.scoring.versions``): hashed unless it
     is the default, so runs scored otherwise never share a hash (and older runs keep theirs)."""
+    effort: str | None = None
+    """The effort sent to the model under test (None: none is sent, the model's default).
+    This and the two below are hashed only when set, so older runs keep their hash."""
+    temperature: float | None = None
+    """The temperature of the model under test's answers (None: the model's default)."""
+    repeats: int = 1
+    """How many times each item is asked (``--repeats``)."""
 
     def __post_init__(self) -> None:
         models = _bench_roles(self.models, "models")
@@ -197,6 +207,12 @@ class RunConfig:
         }
         if self.scoring != DEFAULT_SCORING_VERSION:
             data["scoring"] = self.scoring
+        if self.effort is not None:
+            data["effort"] = self.effort
+        if self.temperature is not None:
+            data["temperature"] = self.temperature
+        if self.repeats != 1:
+            data["repeats"] = self.repeats
         if set(self.models) - set(HASHED_AS_FIELDS):
             data["models"] = dict(sorted(self.models.items()))
         return data
@@ -386,6 +402,35 @@ def _select_items(
     return items
 
 
+def _prompt_version(
+    benchmark: Benchmark, name: str | None, errors: list[str]
+) -> PromptVersion | None:
+    """The declared prompt version a run asks for (None: the benchmark's own)."""
+    if name is None or not name.strip():
+        return None
+    try:
+        return benchmark.prompt_variant(name.strip())
+    except KeyError:
+        errors.append(
+            f"{benchmark.name} has no prompt version {name!r}; versions: "
+            f"{', '.join(benchmark.versions)}"
+        )
+        return None
+
+
+def _effort(info: ModelInfo | None, effort: str | None, errors: list[str]) -> str | None:
+    """The effort level to send the model under test (None: send none)."""
+    if effort is None or not effort.strip() or info is None:
+        return None
+    if effort.strip().lower() == "none":
+        return None
+    try:
+        return info.resolve_effort(effort, strict=True)
+    except UserError as exc:
+        errors.append(str(exc))
+        return None
+
+
 def _role_cost(
     role: Role,
     model: str,
@@ -420,12 +465,19 @@ def build_plan(
     judge_only: Collection[str] = (),
     scoring: str = DEFAULT_SCORING_VERSION,
     student: str | None = None,
+    effort: str | None = None,
+    temperature: float | None = None,
+    repeats: int = 1,
+    prompt_version: str | None = None,
 ) -> BenchPlan:
     """The plan for running ``model`` on ``benchmark``. ``done`` holds the keys already answered
     and scored by an earlier session of the same run (they are skipped and not estimated);
     ``spent`` what each role already spent there (limits are cumulative); ``judge_only`` the
     keys whose stored answer only needs grading again (no call to the model under test);
-    ``student`` the simulated student of guided teaching dialogues (default: the judge)."""
+    ``student`` the simulated student of guided teaching dialogues (default: the judge);
+    ``effort`` and ``temperature`` the model under test's (None: its default); ``repeats``
+    how many times each item is asked; ``prompt_version`` one of the benchmark's declared
+    prompt versions (None: its own)."""
     selection = selection or Selection()
     limits = limits or Limits()
     spent = dict(spent or {})
@@ -452,9 +504,26 @@ def build_plan(
     scoring = rules_for(scoring).version
     tasks = [scored_by(t, scoring) for t in tasks]
     items = _select_items(tasks, selection, per_task, errors)
+    version = _prompt_version(benchmark, prompt_version, errors)
+    if version is not None:
+        items = [version.apply(i) for i in items]
+    if not 1 <= repeats <= MAX_REPEATS:
+        errors.append(f"repeats must be between 1 and {MAX_REPEATS}, not {repeats}")
+        repeats = 1
+    if temperature is not None and not 0 <= temperature <= MAX_TEMPERATURE:
+        errors.append(f"the temperature must be between 0 and {MAX_TEMPERATURE}, not {temperature}")
+        temperature = None
+    if repeats > 1:
+        items = [i.repeated(n) for i in items for n in range(repeats)]
+        if temperature == 0:
+            notes.append(
+                f"Each item is asked {repeats} times at temperature 0: the samples may all be "
+                "the same answer."
+            )
     if not items and not errors:
         errors.append("nothing selected: no task has items after the filters")
     target_info = _info(model, errors, "target")
+    applied_effort = _effort(target_info, effort, errors)
     needs_judge = {t.id for t in tasks if t.needs_judge}
     judge_info: ModelInfo | None = None
     if judge is not None and needs_judge:  # a judge no task needs is not checked, nor used
@@ -494,14 +563,15 @@ def build_plan(
     if talks.needs_student and (student or judge):
         models["student"] = student or judge or ""
         student_info = _info(models["student"], errors, "student") if student else judge_info
+    version_name = benchmark.prompt_version if version is None else version.name
     config = RunConfig(
         benchmark=benchmark.id,
         data_version=benchmark.version,
         # the judge's own prompt changes scores too: a new version is a new run
         prompt_version=(
-            f"{benchmark.prompt_version}+judge-{JUDGE_PROMPT_VERSION}"
+            f"{version_name}+judge-{JUDGE_PROMPT_VERSION}"
             if needs_judge and judge
-            else benchmark.prompt_version
+            else version_name
         )
         # the teaching runtime's own wording (default prompts, the evaluation's format) too
         + (f"+dialogue-{DIALOGUE_PROMPT_VERSION}" if talks.tasks else ""),
@@ -515,6 +585,9 @@ def build_plan(
         max_tokens=answer_limit,
         rule_scoring=rule_scoring,
         scoring=scoring,
+        effort=applied_effort,
+        temperature=temperature,
+        repeats=repeats,
     )
     roles: list[RoleCost] = []
     needs_price_ack = False

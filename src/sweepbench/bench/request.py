@@ -147,6 +147,14 @@ class BenchRequest(BaseModel):
     """The model of each role (``BENCH_ROLES``): ``target`` (required), ``judge``,
     ``student``."""
     max_tokens: int | None = None
+    effort: str | None = None
+    """The effort sent to the model under test (None: none, the model's default)."""
+    temperature: float | None = None
+    """The model under test's temperature (None: its default)."""
+    repeats: int = 1
+    """How many times each item is asked; scores become per-item means."""
+    prompt_version: str | None = None
+    """One of the benchmark's declared prompt versions (None: its own prompts)."""
     decision_judge: bool = False
     """A verdict-only judge: cheaper, no reasons."""
     edu_scoring: Literal["judge", "rule"] = "judge"
@@ -287,7 +295,8 @@ def prepare(
         selection=request.selection, limits=request.limits, max_tokens=request.max_tokens,
         resume=request.resume, retry_failed=request.retry_failed,
         rule_scoring=request.edu_scoring == "rule", student=models.get("student"),
-        scoring=request.scoring,
+        scoring=request.scoring, effort=request.effort, temperature=request.temperature,
+        repeats=request.repeats, prompt_version=request.prompt_version,
     )  # fmt: skip
     unused = [
         f"The {label(role)} ({model}) is not used: none of the selected tasks needs one."

@@ -49,6 +49,10 @@ def prepare(
     rule_scoring: bool = False,
     student: str | None = None,
     scoring: str = DEFAULT_SCORING_VERSION,
+    effort: str | None = None,
+    temperature: float | None = None,
+    repeats: int = 1,
+    prompt_version: str | None = None,
 ) -> PreparedRun:
     """Plan a run, continuing the newest unfinished run with the same settings when
     ``resume`` (its scored items are skipped, its failed ones retried). With
@@ -56,7 +60,8 @@ def prepare(
     kwargs: dict[str, Any] = dict(
         model=model, judge=judge, decision_judge=decision_judge, selection=selection,
         limits=limits, max_tokens=max_tokens, rule_scoring=rule_scoring, student=student,
-        scoring=scoring,
+        scoring=scoring, effort=effort, temperature=temperature, repeats=repeats,
+        prompt_version=prompt_version,
     )  # fmt: skip
     plan = build_plan(benchmark, **kwargs)
     if store is None or not (resume or retry_failed) or plan.errors:

@@ -29,7 +29,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -61,6 +61,7 @@ from sweepbench.bench.storage import (
     this_worker,
 )
 from sweepbench.engine import BatchedRecorder, CallOutcome, CallSpec, Executor, LeaseHolds
+from sweepbench.engine.limits import CallLimits
 from sweepbench.engine.ratelimit import RateLimits
 from sweepbench.engine.retry import RetryPolicy, error_type
 from sweepbench.errors import DataError, SweepbenchError, UserError
@@ -145,7 +146,12 @@ class BenchRunner:
         seed: int | None = None,
         rate_limits: RateLimits | None = None,
         dialogue_retry_delay_s: float = RETRY_DELAY_S,
+        call_limits: CallLimits | None = None,
+        sweep_id: str | None = None,
     ) -> None:
+        """``call_limits``: per-provider concurrency and rate limits shared with other runs
+        (the settings of a benchmark sweep); ``sweep_id``: the sweep this run is a setting of,
+        kept in its settings."""
         plan = prepared.plan
         if plan.errors or plan.limit_problems:
             raise UserError(
@@ -174,7 +180,9 @@ class BenchRunner:
             concurrency=concurrency,
             rate_limits=rate_limits,
             seed=seed,
+            limits=call_limits,
         )
+        self.sweep_id = sweep_id
         self._tasks: dict[str, Task] = {t.id: t for t in plan.tasks}
         self._limits: Limits = plan.limits
         self._spent: dict[str, Decimal] = {r.role: r.spent for r in plan.roles}
@@ -189,7 +197,11 @@ class BenchRunner:
         self._wake = asyncio.Event()
         self._writer_done = False
         self._retries: dict[str, list[dict[str, Any]]] = {}
-        self._answer_settings = GenerateSettings(max_tokens=plan.config.max_tokens)
+        self._answer_settings = GenerateSettings(
+            max_tokens=plan.config.max_tokens,
+            effort=plan.config.effort,
+            temperature=plan.config.temperature,
+        )
         previous = prepared.previous
         started = datetime.now(UTC)
         self.run_id = previous.id if previous else self._new_run_id(started)
@@ -298,6 +310,8 @@ class BenchRunner:
             "catalogue": catalogue_json(plan.benchmark),
             "worker": this_worker(),
         }  # fmt: skip
+        if self.sweep_id is not None:
+            settings["sweep"] = self.sweep_id
         if self.prepared.previous is None:
             self.run_id = self.runs.start_run(
                 RunRow(
@@ -344,7 +358,11 @@ class BenchRunner:
         else:
             status, reason = "completed", None
         spent = dict(self._spent)
-        self.runs.set_status(self.run_id, status, reason, spent=_money_json(spent))
+        stored = self.runs.run(self.run_id)
+        before = float(stored.settings.get("wall_s", 0.0)) if stored is not None else 0.0
+        self.runs.set_status(
+            self.run_id, status, reason, spent=_money_json(spent), wall_s=round(before + wall_s, 3)
+        )  # the wall time of every session that ended (one killed outright is not counted)
         self._write_record()
         return RunOutcome(
             run_id=self.run_id,
@@ -414,7 +432,10 @@ class BenchRunner:
         messages = ((Message("system", item.system),) if item.system else ()) + (
             Message("user", item.prompt),
         )
-        request = Request(config.model, messages, self._answer_settings)
+        settings = self._answer_settings
+        if item.sample:
+            settings = replace(settings, sample=item.sample)
+        request = Request(config.model, messages, settings)
         result, attempts = await self._call("target", request, item.key)
         answer = from_result(result, attempts, self._scrub)
         if answer.error is not None:
@@ -425,6 +446,13 @@ class BenchRunner:
         second = second_try(task, item, messages, result, config.max_tokens, check)
         if second is None:
             return answer
+        if settings.effort or settings.temperature is not None or settings.sample:
+            # the follow-up is asked with the setting's own knobs, as the first try was
+            knobs = replace(
+                second.settings, effort=settings.effort, temperature=settings.temperature,
+                sample=settings.sample,
+            )  # fmt: skip
+            second = replace(second, settings=knobs)
         try:
             retried, more = await self._call("target", second, item.key)
         except _Stop as stop:  # a limit or Stop between the tries: the paid answer stands

@@ -343,6 +343,21 @@ class BenchStore:
             rows = conn.execute(query.where(t.run_id == run_id).order_by(t.task, t.key)).all()
             return [dict(zip(names, row, strict=True)) for row in rows]
 
+    def usage(self, run_id: str) -> dict[str, int]:
+        """A run's answers counted: ``answers``, ``input_tokens``, ``output_tokens``,
+        ``reasoning_tokens`` (the model under test's, over every attempt stored) and
+        ``truncated`` (answers cut at the token limit)."""
+        t = bench_answers.c
+        cut = sa.func.sum(sa.case((t.stop_reason == "max_tokens", 1), else_=0))
+        query = sa.select(
+            sa.func.count(), sa.func.sum(t.input_tokens), sa.func.sum(t.output_tokens),
+            sa.func.sum(t.reasoning_tokens), cut,
+        ).where(t.run_id == run_id)  # fmt: skip
+        with self.store.engine.connect() as conn:
+            row = conn.execute(query).one()
+        names = ("answers", "input_tokens", "output_tokens", "reasoning_tokens", "truncated")
+        return {name: int(value or 0) for name, value in zip(names, row, strict=True)}
+
     def failed_answers(self, run_id: str) -> dict[str, dict[str, Any]]:
         """The failed rows of a run by key (their answers are kept for re-grading)."""
         return {row["key"]: row for row in self.answers(run_id, status="failed")}

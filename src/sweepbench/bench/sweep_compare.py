@@ -41,7 +41,6 @@ import numpy.typing as npt
 
 from sweepbench.bench.bootstrap import FloatArray, chunk_rows, percentile_interval
 from sweepbench.bench.sweep_stats import (
-    _signed,
     holm,
     min_detectable_difference,
     pass_at_k,
@@ -51,7 +50,7 @@ from sweepbench.bench.sweep_stats import (
 )
 from sweepbench.errors import UserError
 from sweepbench.leaderboard.frontier import Point, frontier
-from sweepbench.leaderboard.paired import ALPHA, RESAMPLES, SEED, format_p, mcnemar_exact
+from sweepbench.leaderboard.paired import ALPHA, RESAMPLES, SEED, mcnemar_exact
 
 __all__ = [
     "MCNEMAR",
@@ -393,40 +392,6 @@ def _pass_rates(
     return at, hat
 
 
-def _sentence(
-    *,
-    diff: float,
-    low: float,
-    high: float,
-    p_adjusted: float,
-    cost_share: float | None,
-    min_detectable: float,
-) -> str:
-    """:func:`verdict` when the cost share is known; otherwise the same sentence built from
-    the same pieces without its leading cost clause."""
-    if cost_share is not None:
-        return verdict(
-            diff=diff,
-            low=low,
-            high=high,
-            p_adjusted=p_adjusted,
-            cost_share=cost_share,
-            min_detectable=min_detectable,
-        )
-    p_text = f"{format_p(p_adjusted)} (Holm)"
-    if not (p_adjusted < ALPHA and (high < 0 or low > 0)):
-        return (
-            f"is not detectably worse: {_signed(diff)} points, 95% range {_signed(low)} to "
-            f"{_signed(high)}, {p_text}; this many items could detect {min_detectable:.1f} "
-            "points"
-        )
-    way = "worse" if diff < 0 else "better"
-    return (
-        f"is {way} by {abs(diff):.1f} points (95% range {_signed(low)} to {_signed(high)}, "
-        f"{p_text})"
-    )
-
-
 def _pick_best(settings: Sequence[SettingScores], scores: Sequence[float]) -> int:
     """The highest score; ties: a known lower cost first, then the first given."""
 
@@ -514,7 +479,7 @@ def compare_settings(
                 cost_share=cost_share,
                 detectably_worse=p_holm < ALPHA and high < 0,
                 detectably_better=p_holm < ALPHA and low > 0,
-                sentence=_sentence(
+                sentence=verdict(
                     diff=diff,
                     low=low,
                     high=high,

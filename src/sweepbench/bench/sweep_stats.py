@@ -151,7 +151,9 @@ def min_detectable_difference(
     * ``discordant_share`` (pass/fail; the share of items whose verdict flips): the normal
       approximation to McNemar, ``(z_{1−α/2} + z_power) · √(discordant_share / n)``, as a
       proportion (× 100 for points). A difference ``δ = (c − b)/n`` has variance about
-      ``(b + c)/n² = discordant_share / n`` under the null.
+      ``(b + c)/n² = discordant_share / n`` under the null. Never below ``m / n``, ``m`` the
+      fewest flips (all one way) the exact test needs to reach ``alpha`` (6 at 0.05): with
+      few or no flips observed the normal approximation would claim too small a difference.
     """
     if n <= 0:
         raise ValueError(f"n must be positive, not {n}")
@@ -167,7 +169,10 @@ def min_detectable_difference(
     assert discordant_share is not None
     if not 0 <= discordant_share <= 1:
         raise ValueError(f"discordant_share must be between 0 and 1 ({discordant_share})")
-    return z_total * math.sqrt(discordant_share / n)
+    # the exact test cannot reach alpha with fewer one-way flips than this, whatever the
+    # share of flips observed (6 at alpha = 0.05): never claim a smaller detectable difference
+    fewest = math.ceil(math.log2(2 / alpha))
+    return max(z_total * math.sqrt(discordant_share / n), fewest / n)
 
 
 def _check_counts(n: int, c: int, k: int) -> None:
@@ -203,24 +208,25 @@ def verdict(
     low: float,
     high: float,
     p_adjusted: float,
-    cost_share: float,
+    cost_share: float | None,
     min_detectable: float,
     alpha: float = ALPHA,
 ) -> str:
     """One sentence on a cheaper setting against the best: ``diff`` (points, cheaper −
     best) with its 95% range ``low``..``high``, its Holm-adjusted p, its cost as a share of
-    the best's, and the difference these items could detect (points)."""
-    cost = f"costs {100 * cost_share:.0f}% as much"
+    the best's (None: unknown, and the sentence says nothing of cost), and the difference
+    these items could detect (points)."""
+    cost = "" if cost_share is None else f"costs {100 * cost_share:.0f}% as much and "
     p_text = f"{format_p(p_adjusted)} (Holm)"
     detected = p_adjusted < alpha and (high < 0 or low > 0)
     if not detected:
         return (
-            f"{cost} and is not detectably worse: {_signed(diff)} points, 95% range "
+            f"{cost}is not detectably worse: {_signed(diff)} points, 95% range "
             f"{_signed(low)} to {_signed(high)}, {p_text}; this many items could detect "
             f"{min_detectable:.1f} points"
         )
     way = "worse" if diff < 0 else "better"
     return (
-        f"{cost} and is {way} by {abs(diff):.1f} points (95% range {_signed(low)} to "
+        f"{cost}is {way} by {abs(diff):.1f} points (95% range {_signed(low)} to "
         f"{_signed(high)}, {p_text})"
     )

@@ -1,6 +1,6 @@
-"""``sweepbench bench list|estimate|run|runs|show|export``: parsing and rendering only (the
-rules are in ``sweepbench.bench``; each job has its module: ``bench_list``, ``bench_run``,
-``bench_show``, and ``bench_options`` for what they share)."""
+"""``sweepbench bench list|estimate|run|sweep|runs|sweeps|show|export|rescore``: parsing and
+rendering only (the rules are in ``sweepbench.bench``; each job has its module: ``bench_list``,
+``bench_run``, ``bench_sweep``, ``bench_show``, and ``bench_options`` for what they share)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from sweepbench.cli.bench_list import list_command
 from sweepbench.cli.bench_rescore import rescore_command
 from sweepbench.cli.bench_run import estimate_command, run_command
 from sweepbench.cli.bench_show import export_command, runs_command, show_command
+from sweepbench.cli.bench_sweep import sweep_command, sweeps
 
 bench = typer.Typer(
     name="bench",
@@ -23,6 +24,8 @@ bench.command("runs")(runs_command)
 bench.command("show")(show_command)
 bench.command("export")(export_command)
 bench.command("rescore")(rescore_command)
+bench.command("sweep")(sweep_command)
+bench.add_typer(sweeps)
 
 
 def register(app: typer.Typer) -> None:

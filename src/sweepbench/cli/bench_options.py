@@ -67,6 +67,26 @@ LimitJudgeOpt = Annotated[
     str | None, typer.Option("--limit-judge", metavar="USD", help="Same as --limit judge=USD.")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON object, for scripts.")]
+EffortOpt = Annotated[
+    str | None,
+    typer.Option("--effort", help="Effort for the model under test (default: none sent)."),
+]
+TemperatureOpt = Annotated[
+    float | None, typer.Option("--temperature", help="The model under test's temperature.")
+]
+RepeatsOpt = Annotated[
+    int,
+    typer.Option(
+        "--repeats", help="Ask each item K times; scores become per-item means (pass@k too)."
+    ),
+]
+PromptVersionOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--prompt-version",
+        help="One of the benchmark's declared prompt versions (default: its own).",
+    ),
+]
 AllowDataOutsideOpt = Annotated[
     bool,
     typer.Option(
@@ -102,7 +122,8 @@ FLAGS: dict[str, str] = {
     "role_limits": "--limit", "concurrency": "--concurrency", "rpm": "--rpm", "tpm": "--tpm",
     "resume": "--no-resume", "retry_failed": "--retry-failed",
     "accept_unpriced": "--accept-unpriced", "confirmed": "--yes",
-    "allow_data_outside": "--allow-data-outside", "scoring": "--scoring",
+    "allow_data_outside": "--allow-data-outside", "scoring": "--scoring", "effort": "--effort",
+    "temperature": "--temperature", "repeats": "--repeats", "prompt_version": "--prompt-version",
 }  # fmt: skip
 """How the CLI names each field of a BenchRequest, for its errors."""
 
@@ -145,6 +166,9 @@ def build_request(options: Mapping[str, Any]) -> BenchRequest:
         "allow_data_outside": options["allow_data_outside"],
         "scoring": options["scoring"],
     }
+    for knob in ("effort", "temperature", "repeats", "prompt_version"):
+        if options.get(knob) is not None:
+            values[knob] = options[knob]
     values.update({field: options[name] for name, field in RUN_OPTIONS.items() if name in options})
     if "no_resume" in options:
         values["resume"] = not options["no_resume"]

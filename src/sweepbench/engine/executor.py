@@ -197,13 +197,17 @@ class Executor:
         rate_limits: RateLimits | None = None,
         timeout_s: float = DEFAULT_TIMEOUT_S,
         seed: int | None = None,
+        limits: CallLimits | None = None,
     ) -> None:
+        """``limits``: concurrency and rate limits shared with other executors (a benchmark
+        sweep's settings share one set per provider); None makes this executor its own from
+        ``concurrency`` and ``rate_limits``."""
         self.store = store
         self.ledger = ledger if ledger is not None else Ledger(store)
         self.holds: Holds = holds if holds is not None else PerCallHolds(self.ledger)
         self.recorder: Recorder = recorder if recorder is not None else ImmediateRecorder(store)
         self.retry = retry or RetryPolicy()
-        self.limits = CallLimits(concurrency, rate_limits)
+        self.limits = limits if limits is not None else CallLimits(concurrency, rate_limits)
         self.timeout_s = timeout_s
         self._rng = random.Random(seed)
         self._models: dict[str, Model] = {}

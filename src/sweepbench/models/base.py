@@ -52,6 +52,10 @@ class GenerateSettings:
     """A JSON schema the answer must follow (structured output / llama.cpp grammar)."""
     prompt_version: str | None = None
     """Which version of the product's own prompt built the messages (recorded, not sent)."""
+    sample: int = 0
+    """Which repeat of the same request this is (0: the first; recorded, not sent). Real
+    models vary between repeats by their temperature; a scripted model, being deterministic,
+    draws each repeat from this instead."""
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,8 @@ real benchmark prompts never contain it, and without it ``accuracy`` changes not
 plain guess). With it, the answer is ``X`` with probability ``P`` and otherwise a wrong one in
 the same format (another option letter of the prompt, a different number, ``not X``),
 decided by a sha256 of the prompt and ``seed`` (default 0): the same prompt always gets the
-same answer, and different seeds draw independently. A smaller ``P`` with the same seed
+same answer, and different seeds draw independently; so do a request's repeats
+(``GenerateSettings.sample``, set by ``--repeats``). A smaller ``P`` with the same seed
 answers right on a subset of the items a larger one does (one uniform draw per item).
 """
 
@@ -254,7 +255,9 @@ def accurate_guess(request: Request, accuracy: float, seed: int) -> str:
     if found is None:
         return guess(request)
     reference = found.group(1)
-    right = _unit(f"{seed}\x00{prompt}") < accuracy
+    sample = request.settings.sample  # a repeat draws anew; the first keeps the old draw
+    draw = f"{seed}\x00{prompt}" if not sample else f"{seed}\x00{sample}\x00{prompt}"
+    right = _unit(draw) < accuracy
     value = reference if right else wrong_answer(reference, prompt)
     return _formatted(prompt, value)
 

@@ -362,3 +362,24 @@ def m006_dialogue_turns(conn: Connection) -> None:
         sa.Column("at", UtcDateTime, nullable=False),
     )
     md.create_all(conn)
+
+
+@migration
+def m007_bench_sweeps(conn: Connection) -> None:
+    """Benchmark sweeps (``bench sweep``): one row per sweep naming its axis, held settings and
+    the ordinary benchmark run of each setting (found again by its settings hash), so running
+    the same sweep again continues every setting."""
+    md = sa.MetaData()
+    sa.Table(
+        "bench_sweeps",
+        md,
+        sa.Column("id", sa.String(160), primary_key=True),
+        sa.Column("sweep_hash", sa.String(64), nullable=False),
+        sa.Column("benchmark", sa.String(120), nullable=False),
+        sa.Column("axis", sa.String(40), nullable=False),
+        sa.Column("created_at", UtcDateTime, nullable=False),
+        sa.Column("updated_at", UtcDateTime, nullable=False),
+        sa.Column("settings", sa.Text, nullable=False),
+        sa.Index("ix_bench_sweeps_hash", "sweep_hash"),
+    )
+    md.create_all(conn)

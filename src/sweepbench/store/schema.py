@@ -305,3 +305,17 @@ bench_turns = sa.Table(
     sa.Column("at", UtcDateTime, nullable=False),
 )
 """Teaching dialogues, one row per finished turn (written with the turn's ``calls`` row)."""
+
+bench_sweeps = sa.Table(
+    "bench_sweeps",
+    metadata,
+    sa.Column("id", sa.String(160), primary_key=True),
+    sa.Column("sweep_hash", sa.String(64), nullable=False),  # the settings' config hashes, in order
+    sa.Column("benchmark", sa.String(120), nullable=False),
+    sa.Column("axis", sa.String(40), nullable=False),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+    sa.Column("updated_at", UtcDateTime, nullable=False),
+    sa.Column("settings", sa.Text, nullable=False),  # JSON: held, the settings, their runs, limits
+    sa.Index("ix_bench_sweeps_hash", "sweep_hash"),
+)
+"""Benchmark sweeps: one question set under several settings, each setting an ordinary run."""

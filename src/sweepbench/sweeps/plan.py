@@ -266,6 +266,69 @@ def build_plan(
         else:
             held_budget = given
 
+    if max_cells is not None and max_cells < 1:
+        refuse("max_cells", f"max cells {max_cells} out of range: the cap is at least 1 cell")
+    cap = max_cells if max_cells is not None and max_cells >= 1 else defaults.max_variants
+    held_setting = Held(held_model, held_effort, held_budget, held_version)
+    cells, dropped = axis_cells(
+        the_axis, values, held_setting, versions=artifact.versions, what=kind, cap=cap,
+        refusals=refusals, notes=notes,
+    )  # fmt: skip
+    _refuse_unrunnable(cells, refuse)
+    held: dict[str, str | int] = {
+        "model": held_model,
+        "effort": held_effort or "default",
+        "max_tokens": held_budget,
+        "prompt_version": held_version,
+    }
+    held.pop(the_axis, None)
+    return Plan(
+        prompt=prompt,
+        kind_name=kind,
+        axis=the_axis,
+        held=held,
+        cells=tuple(cells),
+        repeats=repeats_ok,
+        dropped=dropped,
+        notes=tuple(dict.fromkeys(notes)),
+        refusals=tuple(refusals),
+    )
+
+
+@dataclass(frozen=True)
+class Held:
+    """The settings a sweep holds while its axis varies (effort "": each model's default)."""
+
+    model: str
+    effort: str
+    budget: int
+    version: str
+
+
+def axis_cells(
+    the_axis: Axis,
+    values: Sequence[str | int],
+    held: Held,
+    *,
+    versions: Sequence[str],
+    what: str,
+    cap: int,
+    refusals: list[Refusal],
+    notes: list[str],
+) -> tuple[list[Cell], int]:
+    """The cells of one varying axis and how many values beyond ``cap`` were dropped: the
+    values read (efforts in the catalogue's order, budgets sorted, duplicates collapsed after
+    coercion), each cell's effort resolved against its model, and the refusals every sweep
+    shares (an unknown value, two values landing on the same settings, one model on the model
+    axis, effort on a model that ignores it), appended to ``refusals``. ``versions`` are the
+    prompt versions ``what`` (the kind, or the benchmark) has. Shared by single-prompt sweeps
+    and benchmark sweeps, so both refuse the same things in the same words."""
+
+    def refuse(
+        code: str, message: str, severity: Severity = "error", needs_key: bool = False
+    ) -> None:
+        refusals.append(Refusal(code, message, severity, needs_key))
+
     # The varying list, in the spec's order, duplicates collapsed after coercion.
     raw = [str(v).strip() for v in values if str(v).strip()]
     varying: list[str | int] = []
@@ -286,18 +349,14 @@ def build_plan(
     elif the_axis == "model":
         varying = list(dict.fromkeys(raw))
     else:
-        bad = [v for v in raw if v not in artifact.prompts]
+        bad = [v for v in raw if v not in versions]
         if bad:
             refuse(
                 "values",
-                f"{kind} has no prompt version {', '.join(bad)}; versions: "
-                f"{', '.join(artifact.versions)}",
+                f"{what} has no prompt version {', '.join(bad)}; versions: {', '.join(versions)}",
             )
-        varying = [v for v in artifact.versions if v in raw]
+        varying = [v for v in versions if v in raw]
 
-    if max_cells is not None and max_cells < 1:
-        refuse("max_cells", f"max cells {max_cells} out of range: the cap is at least 1 cell")
-    cap = max_cells if max_cells is not None and max_cells >= 1 else defaults.max_variants
     dropped = max(len(varying) - cap, 0)
     varying = varying[:cap]
 
@@ -306,20 +365,20 @@ def build_plan(
     """The applied settings (after clamping and effort resolution) → the first cell's label
     and the value it was given as: two values that land on the same settings are refused."""
     for value in varying:
-        cell_model = str(value) if the_axis == "model" else held_model
+        cell_model = str(value) if the_axis == "model" else held.model
         try:
             info = model_info(cell_model)
         except UserError as exc:
             refuse("model", str(exc))
             continue
-        requested = str(value) if the_axis == "effort" else held_effort
+        requested = str(value) if the_axis == "effort" else held.effort
         if not requested:
             requested = info.default_effort or "none"
-        budget = int(value) if the_axis == "max_tokens" else held_budget
+        budget = int(value) if the_axis == "max_tokens" else held.budget
         budget, note = clamp_budget(budget, info)
         if note:
             notes.append(note)
-        version = str(value) if the_axis == "prompt_version" else held_version
+        version = str(value) if the_axis == "prompt_version" else held.version
         try:
             applied = info.resolve_effort(requested, strict=False) or "none"
         except UserError as exc:
@@ -354,32 +413,14 @@ def build_plan(
             "cells", "Pick at least two models to compare — one is just a single run.", "warning"
         )
     if the_axis == "effort" and len(cells) >= 2:
-        info = model_info(held_model)
+        info = model_info(held.model)
         if not info.effort_capable:
             refuse(
                 "effort",
                 f"{info.id} does not accept the effort parameter, so every variant would be "
                 "identical. Vary max tokens instead, or pick another model.",
             )
-    _refuse_unrunnable(cells, refuse)
-    held: dict[str, str | int] = {
-        "model": held_model,
-        "effort": held_effort or "default",
-        "max_tokens": held_budget,
-        "prompt_version": held_version,
-    }
-    held.pop(the_axis, None)
-    return Plan(
-        prompt=prompt,
-        kind_name=kind,
-        axis=the_axis,
-        held=held,
-        cells=tuple(cells),
-        repeats=repeats_ok,
-        dropped=dropped,
-        notes=tuple(dict.fromkeys(notes)),
-        refusals=tuple(refusals),
-    )
+    return cells, dropped
 
 
 def _refuse_unrunnable(cells: Sequence[Cell], refuse: Callable[..., None]) -> None:

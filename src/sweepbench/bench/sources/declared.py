@@ -25,7 +25,16 @@ from typing import Any
 
 import yaml
 
-from sweepbench.bench.items import Area, Benchmark, Item, JudgeSpec, LoadProblem, Task, TaskScore
+from sweepbench.bench.items import (
+    Area,
+    Benchmark,
+    Item,
+    JudgeSpec,
+    LoadProblem,
+    PromptVersion,
+    Task,
+    TaskScore,
+)
 from sweepbench.bench.sources.declared_rows import ItemBuilder, render_template
 from sweepbench.bench.sources.declared_schema import (
     SCORERS,
@@ -80,6 +89,11 @@ def load_declared(path: Path, *, allow_data_outside: bool = False) -> Benchmark:
         overall=declaration.overall,
         source=str(path.resolve()),
         data_outside=allow_data_outside,
+        prompt_version=declaration.prompt_version,
+        prompt_versions=tuple(
+            PromptVersion(name, version.system, version.template)
+            for name, version in declaration.prompt_versions.items()
+        ),
     )
 
 

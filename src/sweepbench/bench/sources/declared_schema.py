@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from sweepbench.bench.items import Grading, TaskScore
 from sweepbench.errors import DataError
@@ -115,6 +115,23 @@ class TaskDeclaration(_Strict):
     score_by: TaskScore | None = None
 
 
+class PromptVersionDeclaration(_Strict):
+    """Another version of the benchmark's prompts (``prompt_versions: {v2: {...}}``): a
+    system prompt for every item, and/or a template of the user message where ``{prompt}``
+    stands for the item's own prompt."""
+
+    system: str | None = None
+    template: str | None = None
+
+    @model_validator(mode="after")
+    def _says_something(self) -> PromptVersionDeclaration:
+        if self.system is None and self.template is None:
+            raise ValueError("give a system prompt, a template, or both")
+        if self.template is not None and "{prompt}" not in self.template:
+            raise ValueError("the template must contain {prompt} (the item's own prompt)")
+        return self
+
+
 class BenchmarkDeclaration(_Strict):
     """A whole benchmark declaration."""
 
@@ -122,6 +139,24 @@ class BenchmarkDeclaration(_Strict):
     name: str = Field(min_length=1)
     description: str = ""
     overall: Literal["mean_of_areas", "mean_of_tasks"] = "mean_of_areas"
+    prompt_version: str = Field("1", pattern=_NAME)
+    """The name of the benchmark's own prompts (what a run uses unless told otherwise)."""
+    prompt_versions: dict[str, PromptVersionDeclaration] = {}
+    """Other versions of the prompts, by name (compared with ``bench sweep --axis
+    prompt_version``)."""
+
+    @model_validator(mode="after")
+    def _version_names(self) -> BenchmarkDeclaration:
+        for name in self.prompt_versions:
+            if not re.match(_NAME, name):
+                raise ValueError(f"prompt_versions: {name!r} is not a name (letters, digits, _.-)")
+            if name == self.prompt_version:
+                raise ValueError(
+                    f"prompt_versions: {name!r} is the benchmark's own prompt_version; "
+                    "give the other version another name"
+                )
+        return self
+
     areas: list[AreaDeclaration] = Field(min_length=1)
     tasks: list[TaskDeclaration] = Field(min_length=1)
 

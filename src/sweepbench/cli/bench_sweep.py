@@ -1,0 +1,317 @@
+"""``sweepbench bench sweep`` and ``sweepbench bench sweeps list|show|export``: one question set
+under several settings, priced first, run at once, compared on the same items. The rules are
+in ``bench.sweep_plan`` / ``bench.sweep_run`` / ``bench.sweep_result``; this renders them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.table import Table
+
+from sweepbench.bench.plan import DEFAULT_CONCURRENCY
+from sweepbench.bench.request import load
+from sweepbench.bench.results import format_money
+from sweepbench.bench.run import Progress as RunProgress
+from sweepbench.bench.sweep_plan import BenchSweepPlan, plan_bench_sweep, sweep_start_check
+from sweepbench.bench.sweep_result import load_sweep, settings_table_rows
+from sweepbench.bench.sweep_run import BenchSweepRunner, SweepOutcome
+from sweepbench.bench.sweep_store import SweepStore
+from sweepbench.bench.sweep_wording import sweep_estimate_lines
+from sweepbench.cli.bench_options import (
+    DEFAULT_MODEL,
+    AllowDataOutsideOpt,
+    AreasOpt,
+    BenchArg,
+    DataOpt,
+    DecisionOpt,
+    EduScoringOpt,
+    EffortOpt,
+    JsonOpt,
+    JudgeOpt,
+    LimitJudgeOpt,
+    LimitOpt,
+    LimitTargetOpt,
+    MaxItemsOpt,
+    MaxTokensOpt,
+    ModelOpt,
+    PerTaskOpt,
+    PresetOpt,
+    PromptVersionOpt,
+    RepeatsOpt,
+    ScopeOpt,
+    ScoringOpt,
+    SkillsOpt,
+    StudentOpt,
+    TasksOpt,
+    TemperatureOpt,
+    build_request,
+    err,
+)
+from sweepbench.engine.ratelimit import RateLimits
+from sweepbench.engine.signals import stop_on_signals
+from sweepbench.store import Store
+from sweepbench.sweeps.plan import AXES
+
+text_out = Console(markup=False, highlight=False)
+"""Standard output: labels and verdicts name models and values the user typed (text only)."""
+
+AxisOpt = Annotated[str, typer.Option("--axis", help=" | ".join(AXES))]
+ValuesOpt = Annotated[
+    str, typer.Option("--values", help="Comma-separated values of the axis (models, efforts…).")
+]
+
+
+def sweep_command(
+    benchmark_name: BenchArg,
+    axis: AxisOpt,
+    values: ValuesOpt,
+    model: ModelOpt = DEFAULT_MODEL,
+    judge: JudgeOpt = None,
+    student: StudentOpt = None,
+    decision_judge: DecisionOpt = False,
+    preset_name: PresetOpt = "full",
+    scope_name: ScopeOpt = "core",
+    areas: AreasOpt = None,
+    tasks: TasksOpt = None,
+    skills: SkillsOpt = None,
+    per_task: PerTaskOpt = None,
+    max_items: MaxItemsOpt = None,
+    max_tokens: MaxTokensOpt = None,
+    effort: EffortOpt = None,
+    temperature: TemperatureOpt = None,
+    repeats: RepeatsOpt = 1,
+    prompt_version: PromptVersionOpt = None,
+    limit: LimitOpt = None,
+    limit_target: LimitTargetOpt = None,
+    limit_judge: LimitJudgeOpt = None,
+    edu_scoring: EduScoringOpt = "judge",
+    scoring: ScoringOpt = "replicated",
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", help="Requests at once per provider (1–100).")
+    ] = DEFAULT_CONCURRENCY,
+    accept_unpriced: Annotated[
+        bool, typer.Option("--accept-unpriced", help="Run a model that has no listed price.")
+    ] = False,
+    rpm: Annotated[
+        int | None, typer.Option("--rpm", help="At most N requests a minute, per model.")
+    ] = None,
+    tpm: Annotated[
+        int | None, typer.Option("--tpm", help="At most N tokens a minute, per model.")
+    ] = None,
+    estimate_only: Annotated[
+        bool, typer.Option("--estimate-only", help="Price the sweep; call no model.")
+    ] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before spending.")] = False,
+    data: DataOpt = None,
+    allow_data_outside: AllowDataOutsideOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Sweep a benchmark: the same questions under several settings (one axis varies), priced
+    per setting and in total before anything starts, run at once, then each setting compared
+    with the best-scoring one on the same items (paired range, McNemar or Wilcoxon, Holm).
+
+    Limits are the whole sweep's. Ctrl-C stops every setting, keeping every answer; the same
+    command again continues them. Exit codes: 0 finished; 1 paused, stopped or finished with
+    errors; 2 refused."""
+    options = dict(locals())
+    request = build_request(options)
+    benchmark = load(request)
+    with Store.open() as store:
+        plan = plan_bench_sweep(
+            request, axis, [v.strip() for v in values.split(",")], store, benchmark=benchmark
+        )
+        if not as_json or estimate_only:
+            for line in sweep_estimate_lines(plan):
+                err.print(line, highlight=False, markup=False)
+        decision = sweep_start_check(plan, request)
+        if estimate_only:
+            if as_json:
+                typer.echo(json.dumps(plan_json(plan), indent=2, ensure_ascii=False))
+            raise typer.Exit(2 if decision.refused else 0)
+        if decision.refused:
+            shown = {*plan.errors, *plan.limit_problems}
+            for reason in decision.reasons:
+                if reason not in shown:
+                    err.print(f"[red]refused:[/red] {escape(reason)}")
+            raise typer.Exit(2)
+        if decision.nothing_left:
+            err.print("Nothing left to run: every setting has scored every selected item.")
+            assert plan.previous is not None or not plan.settings
+            if plan.previous is not None:
+                show_sweep(store, plan.previous.id, as_json=as_json)
+            return
+        if decision.needs_confirmation:
+            if not sys.stdin.isatty():
+                err.print("[red]refused:[/red] this sweep spends money; confirm with --yes")
+                raise typer.Exit(2)
+            up_to = decision.spend_up_to
+            high = "an unknown amount" if up_to is None else format_money(up_to)
+            if not typer.confirm(f"Spend up to {high} on this sweep?", default=False, err=True):
+                err.print("Not confirmed; nothing was spent.")
+                raise typer.Exit(2)
+        runner = BenchSweepRunner(
+            plan, store, concurrency=request.concurrency, accept_unpriced=accept_unpriced,
+            rate_limits=RateLimits(rpm=rpm, tpm=tpm),
+        )  # fmt: skip
+        outcome = _run_with_progress(runner, quiet=as_json)
+        show_sweep(store, outcome.sweep_id, as_json=as_json)
+    if outcome.status != "completed":
+        raise typer.Exit(1)
+
+
+def plan_json(plan: BenchSweepPlan) -> dict[str, object]:
+    """The sweep's estimate as one JSON object (``--estimate-only --json``)."""
+
+    def usd(value: object) -> str | None:
+        return None if value is None else str(value)
+
+    return {
+        "benchmark": plan.benchmark.id,
+        "axis": plan.axis,
+        "held": plan.held,
+        "settings": [
+            {
+                "label": s.label, "value": s.value, "questions": len(s.prepared.plan.items),
+                "already_done": s.prepared.plan.already_done, "low_usd": usd(s.low),
+                "high_usd": usd(s.high), "config_hash": s.prepared.plan.config.hash,
+                "limit_usd": usd(s.prepared.plan.limits.total),
+            }
+            for s in plan.settings
+        ],
+        "roles": [
+            {"role": r.role, "calls": r.calls, "low_usd": usd(r.low), "high_usd": usd(r.high)}
+            for r in plan.roles
+        ],
+        "low_usd": usd(plan.low),
+        "high_usd": usd(plan.high),
+        "errors": list(plan.errors),
+        "limit_problems": list(plan.limit_problems),
+        "notes": list(plan.notes),
+        "continues": None if plan.previous is None else plan.previous.id,
+        "text": sweep_estimate_lines(plan),
+    }  # fmt: skip
+
+
+def _run_with_progress(runner: BenchSweepRunner, *, quiet: bool) -> SweepOutcome:
+    async def go() -> SweepOutcome:
+        with stop_on_signals(runner.stop):  # Ctrl-C or SIGTERM: stop all, keeping answers
+            return await runner.run()
+
+    if quiet:
+        return asyncio.run(go())
+    with Progress(
+        TextColumn("{task.fields[label]}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=False,
+    ) as bar:
+        tasks: dict[int, TaskID] = {}
+        for index, (setting, progress) in enumerate(
+            zip(runner.plan.settings, runner.progress, strict=True)
+        ):
+            if progress is None:
+                continue
+            tasks[index] = bar.add_task(
+                _describe(progress), total=progress.total, label=escape(setting.label)
+            )
+
+        def update(index: int, p: RunProgress) -> None:
+            bar.update(tasks[index], completed=p.done, description=_describe(p))
+
+        runner.on_progress(update)
+        return asyncio.run(go())
+
+
+def _describe(p: RunProgress) -> str:
+    errors = f" · [red]{p.failed} errors[/red]" if p.failed else ""
+    return f"{p.scored:,} scored{errors} · {format_money(p.spent)}"
+
+
+def show_sweep(store: Store, sweep_id: str, *, as_json: bool) -> None:
+    """A sweep's settings table and verdicts (or everything as JSON) on standard output."""
+    result = load_sweep(store, sweep_id)
+    if as_json:
+        typer.echo(json.dumps(result.as_json(), indent=2, ensure_ascii=False, default=str))
+        return
+    sweep = result.sweep
+    held = ", ".join(f"{k} {v}" for k, v in sweep.held.items())
+    table = Table(title=f"{sweep.id} · {sweep.benchmark} · varying {sweep.axis} · held {held}")
+    columns = ("setting", "status", "score (95% range)", "spent", "tokens in/out/reasoning",
+               "cut at limit", "failed", "wall", "against the best")  # fmt: skip
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("setting", "status") else "right")
+    for row in settings_table_rows(result):
+        table.add_row(*row)
+    text_out.print(table)
+    for line in result.lines():
+        text_out.print(line)
+
+
+sweeps = typer.Typer(
+    name="sweeps", help="Stored benchmark sweeps: list, show, export.", no_args_is_help=True
+)
+
+
+@sweeps.command("list")
+def list_sweeps(
+    limit: Annotated[int, typer.Option("--limit")] = 20, as_json: JsonOpt = False
+) -> None:
+    """Stored benchmark sweeps, newest first."""
+    with Store.open() as store:
+        rows = SweepStore(store).sweeps(limit)
+    if as_json:
+        typer.echo(json.dumps([r.as_json() for r in rows], indent=2, ensure_ascii=False))
+        return
+    if not rows:
+        text_out.print("No benchmark sweeps yet: start one with sweepbench bench sweep.")
+        return
+    table = Table(title="Benchmark sweeps")
+    for column in ("id", "benchmark", "axis", "settings", "updated"):
+        table.add_column(column)
+    for row in rows:
+        labels = ", ".join(s.label for s in row.settings)
+        table.add_row(
+            row.id, row.benchmark, row.axis, labels, row.updated_at.strftime("%Y-%m-%d %H:%M")
+        )
+    text_out.print(table)
+
+
+@sweeps.command("show")
+def show_command(
+    sweep_id: Annotated[str, typer.Argument(help="The sweep's id (bench sweeps list).")],
+    as_json: JsonOpt = False,
+) -> None:
+    """A sweep's settings, their scores and costs, and every verdict against the best."""
+    with Store.open() as store:
+        show_sweep(store, sweep_id, as_json=as_json)
+
+
+@sweeps.command("export")
+def export_command(
+    sweep_id: Annotated[str, typer.Argument(help="The sweep's id (bench sweeps list).")],
+    out_dir: Annotated[Path, typer.Option("--out", help="The folder to write into.")] = Path("."),
+) -> None:
+    """Write the sweep as sweep.json, settings.csv and comparisons.csv (no keys in them)."""
+    with Store.open() as store:
+        result = load_sweep(store, sweep_id)
+    target = out_dir / sweep_id
+    for path in result.export(target):
+        text_out.print(str(path))
