@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from sweepbench.bench.sweep_api import abench_sweep, bench_sweep
+    from sweepbench.bench.sweep_result import BenchSweepResult
     from sweepbench.engine import Call, CallSpec, Executor
     from sweepbench.errors import (
         BudgetExceeded,
@@ -55,6 +57,9 @@ if TYPE_CHECKING:
 
 _EXPORTS: dict[str, str] = {
     # public name → the module it is imported from on first use
+    "BenchSweepResult": "sweepbench.bench.sweep_result",
+    "abench_sweep": "sweepbench.bench.sweep_api",
+    "bench_sweep": "sweepbench.bench.sweep_api",
     "Call": "sweepbench.engine",
     "CallSpec": "sweepbench.engine",
     "Executor": "sweepbench.engine",
@@ -81,6 +86,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "BenchSweepResult",
     "BudgetExceeded",
     "Call",
     "CallSpec",
@@ -99,7 +105,9 @@ __all__ = [
     "Usage",
     "UsageEvent",
     "UserError",
+    "abench_sweep",
     "asweep",
+    "bench_sweep",
     "collect",
     "estimate",
     "resolve",

@@ -235,7 +235,9 @@ def plan_bench_sweep(
 
 
 def _setting_label(axis: str, value: str, cell_label: str) -> str:
-    """A setting's name in tables and verdicts: ``model=…``, ``effort=low``, …"""
+    """A setting's name in tables and verdicts: the model id, ``effort=low``, …"""
+    if axis == "model":
+        return value
     if axis == "max_tokens":
         return f"max_tokens={int(value):,}"
     if axis == "effort" and "(not accepted)" in cell_label:

@@ -24,11 +24,13 @@ from sweepbench.bench.report import load_report
 from sweepbench.bench.results import format_money, format_score
 from sweepbench.bench.storage import BenchStore, RunRow
 from sweepbench.bench.sweep_compare import (
+    Comparison,
     ItemSamples,
     SettingScores,
     SweepComparison,
     compare_settings,
 )
+from sweepbench.bench.sweep_stats import signed_points
 from sweepbench.bench.sweep_store import SweepRow, SweepStore
 from sweepbench.errors import UserError
 from sweepbench.leaderboard.paired import RESAMPLES, SEED
@@ -290,9 +292,15 @@ def _setting_result(
     )  # fmt: skip
 
 
+SETTINGS_COLUMNS = ("setting", "score (95% range)", "vs best", "spent", "tokens in/out/think",
+                    "cut", "failed", "wall")  # fmt: skip
+"""The columns of :func:`settings_table_rows`."""
+
+
 def settings_table_rows(result: BenchSweepResult) -> list[list[str]]:
-    """The settings table as text cells: setting, score (range), spent, tokens in/out/
-    reasoning, cut at the limit, failed, wall time, and the verdict against the best."""
+    """The settings table as text cells (:data:`SETTINGS_COLUMNS`): the setting (with its
+    run's status unless it completed), score and range, the paired difference against the
+    best with its range, spent, tokens, the share cut at the token limit, failures, wall."""
     versus = {}
     best = None
     if result.comparison is not None:
@@ -300,6 +308,11 @@ def settings_table_rows(result: BenchSweepResult) -> list[list[str]]:
         best = result.comparison.best
     rows = []
     for s in result.settings:
+        name = (
+            s.label
+            if s.status == "completed"
+            else f"{s.label} ({STATUS_WORDS.get(s.status, s.status)})"
+        )
         score = "–" if s.overall is None else format_score(s.overall)
         if s.overall_ci95 is not None:
             low, high = s.overall_ci95
@@ -308,20 +321,63 @@ def settings_table_rows(result: BenchSweepResult) -> list[list[str]]:
         against = "best" if s.label == best else ("" if c is None else _short(c))
         rate = s.truncation_rate
         rows.append([
-            s.label, s.status, score, format_money(s.spent),
+            name, score, against, format_money(s.spent),
             f"{s.input_tokens:,}/{s.output_tokens:,}/{s.reasoning_tokens:,}",
-            "–" if rate is None else f"{100 * rate:.1f}%", f"{s.failed:,}",
-            "–" if s.wall_s is None else f"{s.wall_s:.1f} s", against,
+            "–" if rate is None else f"{100 * rate:.0f}%", f"{s.failed:,}",
+            _seconds(s.wall_s),
         ])  # fmt: skip
     return rows
 
 
-def _short(c: Any) -> str:
-    way = (
-        "worse"
-        if c.detectably_worse
-        else "better"
-        if c.detectably_better
-        else "not detectably worse"
-    )
-    return f"{c.diff:+.1f} ({c.low:+.1f} to {c.high:+.1f}) · {way}"
+STATUS_WORDS = {
+    "not started": "not started",
+    "completed_with_errors": "finished with errors",
+    "paused_budget": "paused at its limit",
+    "interrupted": "stopped early",
+}
+
+
+def _short(c: Comparison) -> str:
+    """``−5.9 (−6.9…−4.9)*``: the paired difference and its range, starred when detectable
+    (the verdict lines under the table say it in words)."""
+    star = "*" if c.detectably_worse or c.detectably_better else ""
+    return f"{signed_points(c.diff)} ({signed_points(c.low)}…{signed_points(c.high)}){star}"
+
+
+def _seconds(wall: float | None) -> str:
+    if wall is None:
+        return "–"
+    return f"{wall:.1f} s" if wall < 10 else f"{wall:,.0f} s"
+
+
+def breakdown_rows(result: BenchSweepResult) -> tuple[list[str], list[list[str]]]:
+    """Every area's and task's score (0–100, with its 95% range) under each setting: the
+    header (group, name, then the settings) and one row per area and per task."""
+    header = ["group", "name", *(s.label for s in result.settings)]
+    areas: dict[str, str] = {}
+    tasks: list[str] = []
+    for setting in result.settings:
+        for key, area in setting.areas.items():
+            areas.setdefault(key, str(area.get("label") or key))
+        tasks.extend(t for t in setting.tasks if t not in tasks)
+
+    def cell(score: float | None, ci: Any, scale: float) -> str:
+        if score is None:
+            return "–"
+        text = format_score(score * scale)
+        if ci:
+            text += f" ({format_score(ci[0] * scale)}–{format_score(ci[1] * scale)})"
+        return text
+
+    rows: list[list[str]] = []
+    for key, name in areas.items():
+        rows.append(["Area", name, *(
+            cell(s.areas[key]["score"], s.areas[key]["ci95"], 1.0) if key in s.areas else "–"
+            for s in result.settings
+        )])  # fmt: skip
+    for task in tasks:
+        rows.append(["Task", task, *(
+            cell(s.tasks[task]["score"], s.tasks[task]["ci95"], 100.0) if task in s.tasks
+            else "–" for s in result.settings
+        )])  # fmt: skip
+    return header, rows

@@ -32,6 +32,7 @@ __all__ = [
     "paired_permutation_p",
     "pass_at_k",
     "pass_hat_k",
+    "signed_points",
     "verdict",
     "wilcoxon_signed_rank",
 ]
@@ -194,7 +195,7 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
     return float(Fraction(math.comb(c, k), math.comb(n, k)))
 
 
-def _signed(points: float) -> str:
+def signed_points(points: float) -> str:
     """``+0.5``, ``−2.1`` (a true minus sign), ``0.0``."""
     text = f"{abs(points):.1f}"
     if text == "0.0":
@@ -221,12 +222,12 @@ def verdict(
     detected = p_adjusted < alpha and (high < 0 or low > 0)
     if not detected:
         return (
-            f"{cost}is not detectably worse: {_signed(diff)} points, 95% range "
-            f"{_signed(low)} to {_signed(high)}, {p_text}; this many items could detect "
-            f"{min_detectable:.1f} points"
+            f"{cost}is not detectably worse: {signed_points(diff)} points, 95% range "
+            f"{signed_points(low)} to {signed_points(high)}, {p_text}; this many items could "
+            f"detect {min_detectable:.1f} points"
         )
     way = "worse" if diff < 0 else "better"
     return (
-        f"{cost}is {way} by {abs(diff):.1f} points (95% range {_signed(low)} to "
-        f"{_signed(high)}, {p_text})"
+        f"{cost}is {way} by {abs(diff):.1f} points (95% range {signed_points(low)} to "
+        f"{signed_points(high)}, {p_text})"
     )

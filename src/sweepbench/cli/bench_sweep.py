@@ -28,7 +28,12 @@ from sweepbench.bench.request import load
 from sweepbench.bench.results import format_money
 from sweepbench.bench.run import Progress as RunProgress
 from sweepbench.bench.sweep_plan import BenchSweepPlan, plan_bench_sweep, sweep_start_check
-from sweepbench.bench.sweep_result import load_sweep, settings_table_rows
+from sweepbench.bench.sweep_result import (
+    SETTINGS_COLUMNS,
+    breakdown_rows,
+    load_sweep,
+    settings_table_rows,
+)
 from sweepbench.bench.sweep_run import BenchSweepRunner, SweepOutcome
 from sweepbench.bench.sweep_store import SweepStore
 from sweepbench.bench.sweep_wording import sweep_estimate_lines
@@ -245,8 +250,9 @@ def _describe(p: RunProgress) -> str:
     return f"{p.scored:,} scored{errors} · {format_money(p.spent)}"
 
 
-def show_sweep(store: Store, sweep_id: str, *, as_json: bool) -> None:
-    """A sweep's settings table and verdicts (or everything as JSON) on standard output."""
+def show_sweep(store: Store, sweep_id: str, *, as_json: bool, detail: bool = False) -> None:
+    """A sweep's settings table and verdicts (or everything as JSON) on standard output;
+    ``detail``: every area's and task's score under each setting too."""
     result = load_sweep(store, sweep_id)
     if as_json:
         typer.echo(json.dumps(result.as_json(), indent=2, ensure_ascii=False, default=str))
@@ -254,13 +260,23 @@ def show_sweep(store: Store, sweep_id: str, *, as_json: bool) -> None:
     sweep = result.sweep
     held = ", ".join(f"{k} {v}" for k, v in sweep.held.items())
     table = Table(title=f"{sweep.id} · {sweep.benchmark} · varying {sweep.axis} · held {held}")
-    columns = ("setting", "status", "score (95% range)", "spent", "tokens in/out/reasoning",
-               "cut at limit", "failed", "wall", "against the best")  # fmt: skip
-    for column in columns:
-        table.add_column(column, justify="left" if column in ("setting", "status") else "right")
+    for column in SETTINGS_COLUMNS:
+        if column == "setting":
+            table.add_column(column, overflow="fold")
+        else:
+            table.add_column(column, justify="right")
+    table.caption = "vs best: the paired difference in points (95% range); * detectable"
     for row in settings_table_rows(result):
         table.add_row(*row)
     text_out.print(table)
+    if detail:
+        header, rows = breakdown_rows(result)
+        scores = Table(title="Scores per area and task (0–100, 95% range)")
+        for index, column in enumerate(header):
+            scores.add_column(column, justify="left" if index < 2 else "right", overflow="fold")
+        for row in rows:
+            scores.add_row(*row)
+        text_out.print(scores)
     for line in result.lines():
         text_out.print(line)
 
@@ -297,11 +313,14 @@ def list_sweeps(
 @sweeps.command("show")
 def show_command(
     sweep_id: Annotated[str, typer.Argument(help="The sweep's id (bench sweeps list).")],
+    detail: Annotated[
+        bool, typer.Option("--detail", help="Every area's and task's score under each setting.")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """A sweep's settings, their scores and costs, and every verdict against the best."""
     with Store.open() as store:
-        show_sweep(store, sweep_id, as_json=as_json)
+        show_sweep(store, sweep_id, as_json=as_json, detail=detail)
 
 
 @sweeps.command("export")
