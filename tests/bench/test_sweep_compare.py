@@ -407,3 +407,14 @@ def test_two_stage_range_matches_a_slow_bootstrap() -> None:
     summary = result.settings[0]
     assert summary.low == pytest.approx(low, abs=0.7)
     assert summary.high == pytest.approx(high, abs=0.7)
+
+
+def test_identical_graded_settings_never_claim_to_detect_less_than_six_items_can_carry() -> None:
+    values = np.linspace(0.0, 1.0, 200)
+    same = compare_settings([graded("a", values), graded("b", values)]).comparisons[0]
+    assert same.diff == 0 and same.min_detectable == pytest.approx(100 * 6 / 200)
+    nudged = values.copy()
+    nudged[:3] -= 0.1  # three items a tenth lower: far too few to detect
+    moved = compare_settings([graded("a", values), graded("b", nudged)]).comparisons[0]
+    assert not moved.detectably_worse
+    assert moved.min_detectable >= 100 * 6 * 0.1 / 200 - 1e-9

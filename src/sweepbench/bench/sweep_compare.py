@@ -41,6 +41,7 @@ import numpy.typing as npt
 
 from sweepbench.bench.bootstrap import FloatArray, chunk_rows, percentile_interval
 from sweepbench.bench.sweep_stats import (
+    fewest_items,
     holm,
     min_detectable_difference,
     pass_at_k,
@@ -522,7 +523,11 @@ def _paired(
     else:
         test, p_value = WILCOXON, wilcoxon_signed_rank([float(d) for d in diffs])
         spread = float(np.std(diffs, ddof=1)) if n > 1 else 0.0
-        detectable = min_detectable_difference(n, sd=spread)
+        # never below what the fewest items the exact test needs could carry, each moved by
+        # the typical change seen (a whole item when none changed)
+        moved = np.abs(diffs[diffs != 0])
+        typical = float(moved.mean()) if moved.size else 1.0
+        detectable = max(min_detectable_difference(n, sd=spread), fewest_items() * typical / n)
         worse_share = float(np.count_nonzero(diffs < 0)) / n
         better_share = float(np.count_nonzero(diffs > 0)) / n
     return {

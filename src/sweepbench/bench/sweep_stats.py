@@ -26,6 +26,7 @@ from sweepbench.leaderboard.paired import ALPHA, format_p, mcnemar_exact
 
 __all__ = [
     "EXACT_MAX_N",
+    "fewest_items",
     "holm",
     "mcnemar_exact",
     "min_detectable_difference",
@@ -171,9 +172,15 @@ def min_detectable_difference(
     if not 0 <= discordant_share <= 1:
         raise ValueError(f"discordant_share must be between 0 and 1 ({discordant_share})")
     # the exact test cannot reach alpha with fewer one-way flips than this, whatever the
-    # share of flips observed (6 at alpha = 0.05): never claim a smaller detectable difference
-    fewest = math.ceil(math.log2(2 / alpha))
-    return max(z_total * math.sqrt(discordant_share / n), fewest / n)
+    # share of flips observed: never claim a smaller detectable difference
+    return max(z_total * math.sqrt(discordant_share / n), fewest_items(alpha) / n)
+
+
+def fewest_items(alpha: float = ALPHA) -> int:
+    """The fewest changed items (all one way) with which an exact two-sided sign test —
+    McNemar, or the signed-rank test — can reach ``alpha``: the smallest ``m`` with
+    ``2 · 2^−m < alpha`` (6 at 0.05). No difference carried by fewer items is detectable."""
+    return math.ceil(math.log2(2 / alpha) + 1e-12)
 
 
 def _check_counts(n: int, c: int, k: int) -> None:
