@@ -127,13 +127,15 @@ class Ledger:
         charges: Sequence[Charge],
         *,
         run_limit_usd: Decimal | None = None,
+        role_limits_usd: Mapping[str, Decimal] | None = None,
     ) -> list[str | None]:
         """Admit a run's calls as a whole, once, and hold each at its worst case; return the
         reservation ids in the order of ``charges`` (None for a free call: it holds nothing).
         Refused (:class:`SpendRefused`, a ``BudgetExceeded``; nothing written) when the call
         window (interactive paid calls only), the daily or lifetime ceiling, the run's limit
-        (``run_limit_usd``, stored for the run, or one stored earlier) or a role's limit would
-        be crossed. A run of only $0 calls is never refused."""
+        (``run_limit_usd``, stored for the run, or one stored earlier) or a role's limit
+        (``role_limits_usd``, stored in the same transaction, or one stored earlier) would be
+        crossed. A run of only $0 calls is never refused."""
         charges = list(charges)
         _check_run_id(run_id)
         if any(not isinstance(c, Charge) for c in charges):
@@ -145,6 +147,8 @@ class Ledger:
         with self._write() as (conn, now):
             if run_limit_usd is not None:
                 q.set_cap(conn, q.run_scope(run_id), _cap(_checked(run_limit_usd)), now)
+            for role, usd in (role_limits_usd or {}).items():
+                q.set_cap(conn, q.role_scope(run_id, role), _cap(_checked(usd)), now)
             self._tidy(conn, now)
             ids = self._admit_in(conn, now, run_id, charges, worker, kind="call")
         return ids
@@ -184,7 +188,14 @@ class Ledger:
         fig = fig or q.figures(conn, now)
         paid = [c for c in charges if not c.free]
         roles = {c.role for c in paid}
-        noun = "sweep" if roles == {"sweep"} else "generation" if roles == {"generate"} else "run"
+        sweep_roles = {"sweep", "judge"} if kind == "call" else {"sweep"}  # a graded sweep
+        noun = (
+            "sweep"
+            if "sweep" in roles and roles <= sweep_roles
+            else "generation"
+            if roles == {"generate"}
+            else "run"
+        )
         interactive = sum(1 for c in paid if c.role in INTERACTIVE_ROLES and kind == "call")
         calls_left = max(self.ceilings.calls_per_hour - fig.calls_in_window, 0)
         if interactive > calls_left:

@@ -8,6 +8,14 @@ From Python (a notebook, a script)::
         print(sample.cell.label, sample.status, sample.result.text)
 
 Inside a running event loop (Jupyter) use ``await sweepbench.asweep(...)``.
+
+A judge model grades each sample into a score from 0 to 1, against a rubric or a reference
+answer (the text, or a file it names)::
+
+    result = sweepbench.sweep("Name three primes.", axis="max_tokens", values=[16, 64],
+                              judge="scripted/guess", rubric="Names three prime numbers.")
+    for sample in result.samples:
+        print(sample.cell.label, sample.grade.score, sample.grade.reason)
 """
 
 from __future__ import annotations
@@ -42,10 +50,21 @@ __all__ = [
 
 
 def estimate(
-    prompt: str, axis: str, values: Sequence[str | int], **settings: object
+    prompt: str,
+    axis: str,
+    values: Sequence[str | int],
+    *,
+    judge: str | None = None,
+    rubric: str | None = None,
+    reference: str | None = None,
+    **settings: object,
 ) -> SweepEstimate:
-    """Price a sweep without running it (needs no key). ``settings`` as :func:`build_plan`."""
-    plan = build_plan(prompt, axis, values, **settings)  # type: ignore[arg-type]
+    """Price a sweep without running it (needs no key), its grading included when ``judge``
+    is given. ``settings`` as :func:`build_plan`."""
+    plan = build_plan(
+        prompt, axis, values, judge=judge, rubric=rubric, reference=reference,
+        **settings,  # type: ignore[arg-type]
+    )  # fmt: skip
     plan.ensure_runnable(spending=False)
     with Store.open() as store:
         return estimate_plan(plan, store)
@@ -58,17 +77,29 @@ async def asweep(
     *,
     on_event: Callable[[SweepEvent], None] | None = None,
     run_limit_usd: Decimal | None = None,
+    judge: str | None = None,
+    rubric: str | None = None,
+    reference: str | None = None,
+    judge_limit_usd: Decimal | None = None,
     **settings: object,
 ) -> SweepResult:
     """Plan, admit against the spend ceilings, run and store a sweep; return its result.
 
+    ``judge`` (a model id) grades each sample against ``rubric`` or ``reference`` (exactly
+    one; the text, or a file it names) into ``sample.grade``; its calls are priced and
+    admitted with the sweep, and held to ``judge_limit_usd`` when given.
+
     Raises UserError for a refused plan and BudgetExceeded when it does not fit the ceilings."""
-    plan = build_plan(prompt, axis, values, **settings)  # type: ignore[arg-type]
+    plan = build_plan(
+        prompt, axis, values, judge=judge, rubric=rubric, reference=reference,
+        **settings,  # type: ignore[arg-type]
+    )  # fmt: skip
     plan.ensure_runnable()
     with Store.open() as store:
         sweep_ = Sweep(
-            plan, store=store, ledger=Ledger(store), on_event=on_event, run_limit_usd=run_limit_usd
-        )
+            plan, store=store, ledger=Ledger(store), on_event=on_event,
+            run_limit_usd=run_limit_usd, judge_limit_usd=judge_limit_usd,
+        )  # fmt: skip
         return await sweep_.run()
 
 
@@ -79,6 +110,10 @@ def sweep(
     *,
     on_event: Callable[[SweepEvent], None] | None = None,
     run_limit_usd: Decimal | None = None,
+    judge: str | None = None,
+    rubric: str | None = None,
+    reference: str | None = None,
+    judge_limit_usd: Decimal | None = None,
     **settings: object,
 ) -> SweepResult:
     """:func:`asweep` for code without a running event loop."""
@@ -86,6 +121,17 @@ def sweep(
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(
-            asweep(prompt, axis, values, on_event=on_event, run_limit_usd=run_limit_usd, **settings)
+            asweep(
+                prompt,
+                axis,
+                values,
+                on_event=on_event,
+                run_limit_usd=run_limit_usd,
+                judge=judge,
+                rubric=rubric,
+                reference=reference,
+                judge_limit_usd=judge_limit_usd,
+                **settings,
+            )
         )
     raise UserError("an event loop is running here (Jupyter?): use `await sweepbench.asweep(...)`")

@@ -41,16 +41,32 @@ class CellEstimate:
     samples: int
     seconds: float | None = None
     """One call's expected time (None: no timing history for the model yet)."""
+    judge: CallEstimate | None = None
+    """Grading one sample, when the sweep has a judge (``sweeps/judge.py``)."""
 
     @property
     def typical(self) -> Decimal | None:
-        """Typical cost of all the cell's samples."""
-        return None if self.call.typical is None else self.call.typical * self.samples
+        """Typical cost of all the cell's samples (their grading included)."""
+        if self.call.typical is None or (self.judge is not None and self.judge.typical is None):
+            return None
+        grading = self.judge.typical or Decimal(0) if self.judge is not None else Decimal(0)
+        return (self.call.typical + grading) * self.samples
 
     @property
     def ceiling(self) -> Decimal | None:
-        """Worst case of all the cell's samples (every call uses its whole budget)."""
-        return None if self.call.ceiling is None else self.call.ceiling * self.samples
+        """Worst case of all the cell's samples (every call uses its whole budget), their
+        grading at its worst case included."""
+        if self.call.ceiling is None or (self.judge is not None and self.judge.ceiling is None):
+            return None
+        grading = self.judge.ceiling or Decimal(0) if self.judge is not None else Decimal(0)
+        return (self.call.ceiling + grading) * self.samples
+
+    @property
+    def judge_ceiling(self) -> Decimal | None:
+        """The worst case of grading all the cell's samples (None: no judge or no price)."""
+        if self.judge is None or self.judge.ceiling is None:
+            return None
+        return self.judge.ceiling * self.samples
 
 
 @dataclass(frozen=True)
@@ -62,8 +78,10 @@ class SweepEstimate:
 
     @property
     def unpriced(self) -> list[str]:
-        """Models with no price on file (no dollar figure can be given)."""
-        return list(dict.fromkeys(c.cell.model for c in self.cells if not c.call.priced))
+        """Models with no price on file (no dollar figure can be given), the judge's too."""
+        models = [c.cell.model for c in self.cells if not c.call.priced]
+        models += [c.judge.model for c in self.cells if c.judge is not None and not c.judge.priced]
+        return list(dict.fromkeys(models))
 
     @property
     def typical(self) -> Decimal | None:
@@ -82,7 +100,26 @@ class SweepEstimate:
     @property
     def free(self) -> bool:
         """Every cell runs on a free (local or scripted) model."""
-        return bool(self.cells) and all(c.call.free for c in self.cells)
+        return bool(self.cells) and all(
+            c.call.free and (c.judge is None or c.judge.free) for c in self.cells
+        )
+
+    @property
+    def judge_ceiling(self) -> Decimal | None:
+        """The worst case of all the grading (None: no judge, or unpriced)."""
+        if self.plan.judge is None or self.unpriced:
+            return None
+        return sum((c.judge_ceiling or Decimal(0) for c in self.cells), Decimal(0))
+
+    def judge_text(self) -> str:
+        """The estimate line's sentence on grading: who grades, and at most what it costs."""
+        judge = self.plan.judge
+        if judge is None:
+            return ""
+        worst = self.judge_ceiling
+        if worst is None or self.free:
+            return f"Graded by {judge.model}."
+        return f"Graded by {judge.model}: at most {format_usd(worst)} of that for grading."
 
     @property
     def calibrated_from(self) -> int:
@@ -227,6 +264,9 @@ class SweepEstimate:
                     for level in (c.cell.effort_applied for c in self.cells)
                 )
                 text += f" (assumes {shares} of the budget)"
+        grading = self.judge_text()
+        if grading:
+            text += f" {grading}"
         timing = self.time_text()
         if timing:
             text += f" {timing}"
@@ -254,7 +294,12 @@ def estimate_plan(plan: Plan, store: Store | None = None) -> SweepEstimate:
             store=store,
         )
         seconds = _call_seconds(info, planned.request, cell, call, store, paces)
-        cells[cell.index] = CellEstimate(cell, call, plan.repeats, seconds)
+        judge = None
+        if plan.judge is not None:
+            from sweepbench.sweeps.judge import estimate_judge
+
+            judge = estimate_judge(plan.judge, plan.kind_name, plan.prompt, cell, call.fraction)
+        cells[cell.index] = CellEstimate(cell, call, plan.repeats, seconds, judge)
     return SweepEstimate(plan, tuple(cells.values()))
 
 

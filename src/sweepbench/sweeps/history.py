@@ -70,6 +70,7 @@ def sample_document(sample: Sample, *, with_files: bool = True) -> dict[str, Any
         "reasoning": result.reasoning if result is not None else "",
         "error": sample.error,
         "call_id": sample.call_id,
+        "grade": None if sample.grade is None else sample.grade.as_json(),
         **_outcome_document(sample, with_files),
     }
 
@@ -115,6 +116,7 @@ def sweep_header(result: SweepResult) -> dict[str, Any]:
         "prompt": plan.prompt,
         "held": plan.held,
         "repeats": plan.repeats,
+        "judge": None if plan.judge is None else plan.judge.as_json(),
     }
 
 
@@ -164,9 +166,10 @@ def sweep_document(result: SweepResult) -> dict[str, Any]:
     """The whole sweep as stored and exported."""
     plan, estimate = result.plan, result.estimate
     prices: dict[str, Any] = {}
-    for cell in plan.cells:
-        price = price_for(model_info(cell.model))
-        prices[cell.model] = (
+    models = [cell.model for cell in plan.cells] + ([plan.judge.model] if plan.judge else [])
+    for model in models:
+        price = price_for(model_info(model))
+        prices[model] = (
             None
             if price is None
             else {"in": str(price.input), "out": str(price.output), "source": price.source}
@@ -195,9 +198,14 @@ def sweep_document(result: SweepResult) -> dict[str, Any]:
             "ceiling_usd": _money(estimate.ceiling),
             "line": estimate.line(),
             "cells": [
-                {"typical_usd": _money(c.typical), "ceiling_usd": _money(c.ceiling)}
+                {
+                    "typical_usd": _money(c.typical),
+                    "ceiling_usd": _money(c.ceiling),
+                    "judge_ceiling_usd": _money(c.judge_ceiling),
+                }
                 for c in estimate.cells
             ],
+            "judge_ceiling_usd": _money(estimate.judge_ceiling),
         },
         "status": sweep_status(result),
         "stopped": result.stopped,
@@ -209,9 +217,11 @@ def sweep_document(result: SweepResult) -> dict[str, Any]:
             "input_tokens": sum(s["usage"]["input_tokens"] for s in samples),
             "output_tokens": sum(s["usage"]["output_tokens"] for s in samples),
             "cost_usd": _money(cost),
+            "judge_cost_usd": _money(result.judge_cost_usd),
         },
         "prices_used": prices,
         "cells": samples,
+        "comparison": result.comparison,
     }
 
 

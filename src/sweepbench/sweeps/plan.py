@@ -12,7 +12,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from sweepbench.artifacts import ArtifactKind, artifact_kind
 from sweepbench.errors import UserError
@@ -21,6 +21,9 @@ from sweepbench.models.catalog import EFFORT_LEVELS, ModelInfo
 from sweepbench.models.providers import default_models, needs_key
 from sweepbench.models.registry import model_info, provider_status
 from sweepbench.settings import key_hint, provider_key, utf8_problem
+
+if TYPE_CHECKING:
+    from sweepbench.sweeps.judge import SweepJudge
 
 Axis = Literal["model", "effort", "max_tokens", "prompt_version"]
 AXES: tuple[Axis, ...] = ("model", "effort", "max_tokens", "prompt_version")
@@ -143,6 +146,8 @@ class Plan:
     """Cells beyond the cap, not run ("only the first N are run")."""
     notes: tuple[str, ...] = ()
     refusals: tuple[Refusal, ...] = ()
+    judge: SweepJudge | None = None
+    """Who grades each sample's output (``sweeps/judge.py``); None: no grading."""
 
     @property
     def kind(self) -> ArtifactKind:
@@ -214,9 +219,14 @@ def build_plan(
     prompt_version: str | None = None,
     repeats: int = 1,
     max_cells: int | None = None,
+    judge: str | None = None,
+    rubric: str | None = None,
+    reference: str | None = None,
 ) -> Plan:
     """Build the plan; never raises on user input (problems become refusals). ``kind`` is
-    what the cells produce (``task`` is its older name, still accepted)."""
+    what the cells produce (``task`` is its older name, still accepted). ``judge`` grades
+    each sample against ``rubric`` or ``reference`` (exactly one; each the text, or a file
+    it names)."""
     if task is not None:
         kind = task
     refusals: list[Refusal] = []
@@ -275,6 +285,7 @@ def build_plan(
         refusals=refusals, notes=notes,
     )  # fmt: skip
     _refuse_unrunnable(cells, refuse)
+    grader = _judge(judge, rubric, reference, refuse)
     held: dict[str, str | int] = {
         "model": held_model,
         "effort": held_effort or "default",
@@ -292,7 +303,39 @@ def build_plan(
         dropped=dropped,
         notes=tuple(dict.fromkeys(notes)),
         refusals=tuple(refusals),
+        judge=grader,
     )
+
+
+def _judge(
+    judge: str | None, rubric: str | None, reference: str | None, refuse: Callable[..., None]
+) -> SweepJudge | None:
+    """The sweep's judge, its problems refused like the cells' (a judge model with no key
+    or no price stops the run as a cell's would)."""
+    if judge is None and rubric is None and reference is None:
+        return None
+    from sweepbench.money.prices import price_for
+    from sweepbench.sweeps.judge import resolve_judge
+
+    try:
+        grader = resolve_judge(judge, rubric, reference)
+    except UserError as exc:
+        refuse("judge", str(exc))
+        return None
+    if grader is None:
+        return None
+    info = model_info(grader.model)
+    if not provider_status(info.provider).available:
+        hint = key_hint(info.provider) if needs_key(info.provider) else ""
+        reason = hint or provider_status(info.provider).reason
+        refuse("key", f"No key for the judge {grader.model}: {reason}.", "warning", True)
+    if price_for(info) is None:
+        refuse(
+            "price",
+            f"No price on file for the judge {grader.model}, so the spend ceiling cannot "
+            "protect this run.",
+        )
+    return grader
 
 
 @dataclass(frozen=True)

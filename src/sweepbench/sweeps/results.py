@@ -9,12 +9,15 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from sweepbench.artifacts import ArtifactOutcome
 from sweepbench.models.base import Event, Result
 from sweepbench.sweeps.estimate import SweepEstimate
 from sweepbench.sweeps.plan import Cell, Plan
+
+if TYPE_CHECKING:
+    from sweepbench.sweeps.judge import Grade
 
 Status = Literal["queued", "running", "done", "failed", "stopped", "interrupted"]
 """A sample's state; ``interrupted``: its worker died before it finished."""
@@ -37,6 +40,8 @@ class Sample:
     """Artifact items (drawing elements, sculpture parts) parsed so far from the stream."""
     outcome: ArtifactOutcome | None = None
     """The finished artifact, built from the whole answer when the call ends."""
+    grade: Grade | None = None
+    """The judge's grade of the output, when the sweep has a judge (None until graded)."""
 
     @property
     def seconds(self) -> float:
@@ -104,6 +109,9 @@ class SweepResult:
     stopped: bool = False
     worker: str | None = None
     """The process running the sweep (a dead one's sweep is shown as interrupted)."""
+    comparison: dict[str, Any] | None = None
+    """With a judge and repeats, once the sweep ends: every cell against the best, paired by
+    repeat number (``sweeps.judge.compare_cells``)."""
 
     @property
     def serial_s(self) -> float:
@@ -126,8 +134,19 @@ class SweepResult:
 
     @property
     def cost_usd(self) -> Decimal | None:
-        """Σ actual cost (None if any call had no price)."""
+        """Σ actual cost, grading included (None if any call had no price)."""
         costs = [s.cost_usd for s in self.samples if s.result is not None]
+        costs += [s.grade.cost_usd for s in self.samples if s.grade and s.grade.call_id]
+        if any(c is None for c in costs):
+            return None
+        return sum((c for c in costs if c is not None), Decimal(0))
+
+    @property
+    def judge_cost_usd(self) -> Decimal | None:
+        """Σ actual cost of the grading (None if any grade had no price, or no judge)."""
+        if self.plan.judge is None:
+            return None
+        costs = [s.grade.cost_usd for s in self.samples if s.grade and s.grade.call_id]
         if any(c is None for c in costs):
             return None
         return sum((c for c in costs if c is not None), Decimal(0))

@@ -10,6 +10,11 @@ at once with its worker, and stored again as each sample finishes, so a crash ke
 finished cell and the sweep shows as interrupted. Cells with several samples (repeats) run each
 sample as its own call; at most ``2 × max_variants`` calls are in flight per model, the rest
 queue (spec §18.1).
+
+With a judge (``plan.judge``), each sample is graded as soon as it finishes, while the other
+cells go on: one more engine call (role ``judge``), admitted with the sweep at its worst case
+(``sweeps/judge.py``). A judge that fails or answers no usable verdict is stored as such, and
+the cell's output is kept.
 """
 
 from __future__ import annotations
@@ -45,6 +50,10 @@ def _key(planned: PlannedCall) -> str:
     return f"{planned.cell.index}:{planned.repeat}"
 
 
+def _judge_key(planned: PlannedCall) -> str:
+    return f"judge:{planned.cell.index}:{planned.repeat}"
+
+
 class Sweep:
     """A sweep ready to run. ``await sweep.run()``; ``sweep.stop_all()`` from anywhere."""
 
@@ -57,11 +66,14 @@ class Sweep:
         run_limit_usd: Decimal | None = None,
         on_event: Callable[[SweepEvent], None] | None = None,
         sweep_id: str | None = None,
+        judge_limit_usd: Decimal | None = None,
     ) -> None:
         self.plan = plan
         self.store = store
         self.ledger = ledger if ledger is not None else Ledger(store)
         self.run_limit_usd = run_limit_usd
+        self.judge_limit_usd = judge_limit_usd
+        """The most the grading may spend (the ledger's ``run:<id>:role:judge`` scope)."""
         self.on_event = on_event
         self.id = sweep_id or uuid.uuid4().hex
         self.calls: list[PlannedCall] = plan.calls()
@@ -101,15 +113,25 @@ class Sweep:
             return
         self.plan.ensure_runnable()
         charges: list[Charge] = []
+        grading: list[Charge] = []
         for priced in self.estimate.cells:  # cell order = call order (cell, then repeat)
             call = priced.call
             hold = Decimal(0) if call.free else call.hold or Decimal(0)
             charge = Charge(model=priced.cell.model, ceiling_usd=hold, role="sweep", free=hold == 0)
             charges += [charge] * self.plan.repeats
-        admitted = self.ledger.admit(self.id, charges, run_limit_usd=self.run_limit_usd)
-        self._reservations = {
-            _key(planned): rid for planned, rid in zip(self.calls, admitted, strict=True)
-        }
+            if priced.judge is not None:  # the grade of each sample, at its worst case
+                judged = priced.judge
+                worst = Decimal(0) if judged.free else judged.hold or Decimal(0)
+                grade = Charge(model=judged.model, ceiling_usd=worst, role="judge", free=worst == 0)
+                grading += [grade] * self.plan.repeats
+        limits = {"judge": self.judge_limit_usd} if self.judge_limit_usd is not None else None
+        admitted = self.ledger.admit(
+            self.id, charges + grading, run_limit_usd=self.run_limit_usd, role_limits_usd=limits
+        )
+        keys = [_key(planned) for planned in self.calls]
+        if grading:
+            keys += [_judge_key(planned) for planned in self.calls]
+        self._reservations = dict(zip(keys, admitted, strict=True))
 
     async def run(self) -> SweepResult:
         """Admit the sweep as a whole, run every call concurrently, store each as it ends."""
@@ -137,8 +159,11 @@ class Sweep:
             async with gate:  # queued (and shown so) until its provider has a free slot
                 if self.stopping:
                     self._never_started(sample, reservations.pop(_key(planned), None))
+                    self._not_graded(sample, planned, reservations, "stopped before it ran")
                     return
                 await self._run_sample(index, planned, executor)
+            if self.plan.judge is not None:  # outside the gate: the next sample may start
+                await self._grade(index, planned, executor, reservations)
             save_sweep(self.store, result)  # each cell is stored as it finishes
 
         try:
@@ -150,8 +175,81 @@ class Sweep:
             await executor.aclose()
             result.wall_s = time.perf_counter() - started
             result.stopped = any(s.status == "stopped" for s in self.samples)
+            if self.plan.judge is not None:
+                result.comparison = _compared(result)
             save_sweep(self.store, result)
         return result
+
+    def _not_graded(
+        self,
+        sample: Sample,
+        planned: PlannedCall,
+        reservations: dict[str, str | None],
+        reason: str,
+    ) -> None:
+        """The sample is not graded: its grade says why, and its judge hold is released."""
+        if self.plan.judge is None:
+            return
+        from sweepbench.sweeps.judge import Grade
+
+        reservation = reservations.pop(_judge_key(planned), None)
+        if reservation is not None:
+            self.ledger.release(reservation)
+        sample.grade = Grade("not_run", reason=reason)
+
+    async def _grade(
+        self,
+        index: int,
+        planned: PlannedCall,
+        executor: Executor,
+        reservations: dict[str, str | None],
+    ) -> None:
+        """Grade one finished sample with the judge (one engine call, role ``judge``)."""
+        from sweepbench.sweeps.judge import (
+            Grade,
+            answer_allowance,
+            cut_answer,
+            judge_request,
+            read_grade,
+        )
+
+        judge, sample = self.plan.judge, self.samples[index]
+        assert judge is not None
+        if self.stopping:
+            self._not_graded(sample, planned, reservations, "stopped before the judge ran")
+            return
+        if sample.status != "done" or sample.result is None:
+            self._not_graded(sample, planned, reservations, f"no answer to grade ({sample.status})")
+            return
+        answer, cut = cut_answer(sample.result.text, answer_allowance(planned.cell))
+        request = judge_request(judge, self.plan.kind_name, self.plan.prompt, answer)
+        call = Call(executor, CallSpec(request, "judge", run_id=self.id, key=_judge_key(planned)))
+        slot = len(self.samples) + index  # Stop all closes the judge's stream too
+        self._live[slot] = call
+        try:
+            reply = await call.run()
+        except Exception as exc:  # a refused retry, bad settings: this grade fails, not the cell
+            grade = Grade("failed", reason=str(exc) or type(exc).__name__)
+        else:
+            if reply.stop_reason == "cancelled":
+                grade = Grade("not_run", reason="stopped while the judge was grading")
+            elif reply.stop_reason == "error" or reply.error is not None:
+                grade = Grade("failed", reason=f"the judge failed: {reply.error or 'error'}")
+            else:
+                grade = read_grade(judge, reply.text)
+        finally:
+            self._live.pop(slot, None)
+        reservation = reservations.pop(_judge_key(planned), None)
+        if reservation is not None:  # the call never took its hold (it failed its check)
+            self.ledger.release(reservation)
+        grade.cost_usd, grade.call_id, grade.cut = call.cost_usd, call.call_id, cut
+        if cut:
+            grade.reason = (
+                f"{grade.reason} (the judge saw the first {answer_allowance(planned.cell):,} "
+                "bytes of the answer)"
+            ).strip()
+        sample.grade = grade
+        self._emit(sample)
 
     def _never_started(self, sample: Sample, reservation: str | None) -> None:
         sample.status = "stopped"
@@ -204,6 +302,17 @@ class Sweep:
                 generated=datetime.now(UTC).date().isoformat(),
             )
         self._emit(sample, Finish(result.stop_reason, error=result.error))
+
+
+def _compared(result: SweepResult) -> dict[str, object] | None:
+    """The paired comparison of the cells' grades; a failure to compare is said, never
+    raised over the sweep's own ending."""
+    from sweepbench.sweeps.judge import compare_cells
+
+    try:
+        return compare_cells(result)
+    except Exception as exc:  # the sweep's results stand without it
+        return {"error": f"the cells could not be compared: {exc}"}
 
 
 def _status(stop_reason: str) -> Status:
