@@ -298,3 +298,22 @@ def test_the_cli_refuses_a_sweep_above_its_limit_with_exit_2(
     )  # fmt: skip
     assert code == 2
     assert "sweep's total limit ($0.01)" in err
+
+
+def test_priced_settings_say_what_they_cost_against_the_best(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    set_prices(isolated_home, {"scripted.guess": (1, 1_000)})  # output (reasoning too) dear
+    path = marked_benchmark(tmp_path / "bench", 100)
+    result = sweepbench.bench_sweep(
+        str(path), "effort", ["low", "high"], model=guess("0.9"), max_tokens=64
+    )
+    assert result.comparison is not None
+    low, high = result.settings
+    assert low.reasoning_tokens < high.reasoning_tokens and low.spent < high.spent
+    # the same answers at either effort: the tie goes to the cheaper, and the dearer one is
+    # priced against it from the measured spend of the model under test
+    assert result.comparison.best == "effort=low"
+    [versus] = result.comparison.comparisons
+    assert versus.cost_share == pytest.approx(float(high.spent / low.spent), rel=1e-6)
+    assert versus.sentence.startswith(f"costs {100 * versus.cost_share:.0f}% as much and is")

@@ -34,6 +34,8 @@ from sweepbench.bench.sweep_stats import signed_points
 from sweepbench.bench.sweep_store import SweepRow, SweepStore
 from sweepbench.errors import UserError
 from sweepbench.leaderboard.paired import RESAMPLES, SEED
+from sweepbench.models.registry import model_info
+from sweepbench.money.prices import price_for
 from sweepbench.settings import scrub, secret_values
 from sweepbench.store import Store
 
@@ -245,8 +247,11 @@ def load_sweep(
         results.append(_setting_result(store, bench, setting.label, setting.value,
                                        setting.model, run, resamples))  # fmt: skip
         if run is not None:
-            priced = bench.spent(run.id)
-            cost = sum(priced.values(), Decimal(0))
+            # what the setting itself costs: its model's answers (the judge's grading is the
+            # evaluation's cost, the same for every setting); unknown when it has no price
+            cost = (
+                None if _unpriced(setting.model) else bench.spent(run.id).get("target", Decimal(0))
+            )
             scores.append(
                 setting_scores(setting.label, bench.outcomes(run.id),
                                run.settings.get("catalogue", []), cost)
@@ -262,6 +267,14 @@ def load_sweep(
     except UserError as exc:
         return BenchSweepResult(sweep, tuple(results), None, f"No comparison: {exc}")
     return BenchSweepResult(sweep, tuple(results), comparison)
+
+
+def _unpriced(model: str) -> bool:
+    """True when the model has no listed price (or is no longer known)."""
+    try:
+        return price_for(model_info(model)) is None
+    except UserError:
+        return True
 
 
 def _setting_result(
