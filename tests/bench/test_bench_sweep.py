@@ -218,6 +218,11 @@ def test_repeats_ask_each_item_k_times_and_report_pass_at_k(
     assert summary.pass_hat_k[3] <= summary.pass_hat_k[1]
     # the repeats draw anew (a deterministic model would give one answer three times)
     assert summary.pass_at_k[3] > summary.pass_at_k[1] + 0.05
+    assert any(
+        line.startswith(f"{guess('0.7')}, asked 3 times an item: pass@1") for line in result.lines()
+    )
+    frame = result.to_pandas()
+    assert {"pass@1", "pass@3", "pass^3", "worse_share"} <= set(frame.columns)
 
 
 def test_the_prompt_version_axis_sends_each_declared_version(

@@ -120,11 +120,18 @@ class BenchSweepResult:
         except ImportError as exc:  # pragma: no cover - pandas is in the test extra
             raise UserError("to_pandas() needs pandas: pip install pandas") from exc
         versus = {}
+        summaries = {}
         if self.comparison is not None:
             versus = {c.label: c for c in self.comparison.comparisons}
+            summaries = {s.label: s for s in self.comparison.settings}
         rows = []
         for setting in self.settings:
             c = versus.get(setting.label)
+            summary = summaries.get(setting.label)
+            passes: dict[str, float] = {}
+            if summary is not None and summary.pass_at_k and summary.pass_hat_k:
+                passes.update({f"pass@{k}": v for k, v in summary.pass_at_k.items()})
+                passes.update({f"pass^{k}": v for k, v in summary.pass_hat_k.items()})
             rows.append(
                 {
                     "setting": setting.label, "value": setting.value, "run_id": setting.run_id,
@@ -142,7 +149,9 @@ class BenchSweepResult:
                     "p_value": c.p_value if c else None, "p_holm": c.p_holm if c else None,
                     "min_detectable": c.min_detectable if c else None,
                     "detectably_worse": c.detectably_worse if c else None,
-                    "verdict": c.sentence if c else None,
+                    "worse_share": c.worse_share if c else None,
+                    "better_share": c.better_share if c else None,
+                    "verdict": c.sentence if c else None, **passes,
                 }
             )  # fmt: skip
         return pd.DataFrame(rows)
@@ -153,7 +162,21 @@ class BenchSweepResult:
             return [self.why_not or "No comparison yet."]
         best = self.comparison.best
         out = [f"Best score: {best}. Against it, on the same items:"]
-        out.extend(f"  {c.label} {c.sentence}." for c in self.comparison.comparisons)
+        for c in self.comparison.comparisons:
+            flips = (
+                f" {100 * c.worse_share:.1f}% of the items score lower than under the best, "
+                f"{100 * c.better_share:.1f}% higher ({c.test})."
+            )
+            out.append(f"  {c.label} {c.sentence}.{flips}")
+        for summary in self.comparison.settings:
+            if summary.pass_at_k and summary.pass_hat_k:
+                k = max(summary.pass_at_k)
+                first, every = summary.pass_at_k[1], summary.pass_at_k[k]
+                out.append(
+                    f"{summary.label}, asked {summary.repeats} times an item: pass@1 "
+                    f"{100 * first:.1f}%, pass@{k} {100 * every:.1f}%, "
+                    f"pass^{k} {100 * summary.pass_hat_k[k]:.1f}% (pass/fail tasks)."
+                )
         frontier = [s.label for s in self.comparison.settings if s.on_frontier]
         if frontier:
             out.append(f"Best value (no other setting costs less and scores more): "
