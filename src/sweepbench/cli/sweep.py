@@ -21,6 +21,7 @@ from rich.text import Text
 from sweepbench.cli.validate import check_prompt, read_budget
 from sweepbench.engine.signals import stop_on_signals
 from sweepbench.errors import BudgetExceeded, UserError
+from sweepbench.money.ceilings import parse_usd_amount
 from sweepbench.money.ledger import Ledger
 from sweepbench.money.prices import format_usd
 from sweepbench.store import Store
@@ -34,6 +35,7 @@ from sweepbench.sweeps.history import (
 )
 from sweepbench.sweeps.outline import outline
 from sweepbench.sweeps.plan import AXES, AXIS_WORDS, Plan, build_plan
+from sweepbench.sweeps.results import Sample
 from sweepbench.sweeps.run import Sweep, SweepResult
 
 err = Console(stderr=True)
@@ -58,6 +60,9 @@ def _live_table(result: SweepResult, started: float) -> Table:
     table = Table(title=f"sweep {result.id[:8]} · {time.perf_counter() - started:.1f}s")
     noun = result.plan.kind.item_noun
     columns = ["#", "cell", "status", "out", "in", "ttft", "time", "cost", "stop"]
+    judged = result.plan.judge is not None
+    if judged:
+        columns.insert(-1, "score")
     if noun:
         columns.insert(3, noun)
     for column in columns:
@@ -86,10 +91,63 @@ def _live_table(result: SweepResult, started: float) -> Table:
             f"~{format_usd(sample.cost_usd)}" if sample.result else "",
             Text(stop),
         ]
+        if judged:
+            row.insert(-1, _score_cell(sample))
         if noun:
             row.insert(3, str(sample.items))
         table.add_row(*row)
     return table
+
+
+def _score_cell(sample: Sample) -> Text:
+    """The score column: the judge's score, "grading…" while it grades, or what went wrong."""
+    grade = sample.grade
+    if grade is None:
+        return Text("grading…" if sample.status == "done" else "", style="dim")
+    if grade.status == "graded" and grade.score is not None:
+        return Text(f"{grade.score:.2f}", style="green" if grade.passed else "yellow")
+    words = {"unparseable": "unreadable verdict", "failed": "judge failed", "not_run": "not graded"}
+    return Text(words.get(grade.status, grade.status), style="red")
+
+
+def grade_lines(result: SweepResult) -> list[str]:
+    """With a judge: each sample's score and the judge's reason, one line each, then with
+    repeats each cell's verdict against the best cell (paired by repeat number)."""
+    plan = result.plan
+    if plan.judge is None:
+        return []
+    cost = result.judge_cost_usd
+    lines = [f"graded by {plan.judge.model} · ~{format_usd(cost)} for grading"]
+    for sample in result.samples:
+        grade = sample.grade
+        name = sample.cell.label + (f" #{sample.repeat + 1}" if plan.repeats > 1 else "")
+        if grade is None:
+            lines.append(f"{name}: not graded")
+        elif grade.status == "graded" and grade.score is not None:
+            lines.append(f"{name}: score {grade.score:.2f} · {grade.reason or '(no reason)'}")
+        else:
+            lines.append(f"{name}: {grade.status.replace('_', ' ')} · {grade.reason}")
+    lines += comparison_lines(result.comparison)
+    return lines
+
+
+def comparison_lines(comparison: dict[str, Any] | None) -> list[str]:
+    """The paired comparison in words: the best cell, then each other cell's verdict."""
+    if not comparison:
+        return []
+    if comparison.get("error"):
+        return [f"no comparison: {comparison['error']}"]
+    lines = [f"best cell: {comparison['best']} (repeats paired by repeat number)"]
+    for summary in comparison.get("settings", []):
+        lines.append(
+            f"  {summary['label']}: score {summary['score']:.1f} "
+            f"(95% {summary['low']:.1f}–{summary['high']:.1f}) over {summary['n']} samples"
+        )
+    for item in comparison.get("comparisons", []):
+        lines.append(f"  {item['label']} vs best: {item['sentence']}")
+    for label in comparison.get("left_out", []):
+        lines.append(f"  {label}: left out, no sample was graded")
+    return lines
 
 
 def status_line(result: SweepResult) -> str:
@@ -157,11 +215,28 @@ def register(app: typer.Typer) -> None:
         ] = False,
         yes: Annotated[bool, typer.Option("--yes", help="Do not ask before spending.")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+        judge: Annotated[
+            str | None,
+            typer.Option("--judge", help="A model that grades each cell's output (score 0–1)."),
+        ] = None,
+        rubric: Annotated[
+            str | None,
+            typer.Option("--rubric", help="What a good answer does, for --judge (TEXT or FILE)."),
+        ] = None,
+        reference: Annotated[
+            str | None,
+            typer.Option("--reference", help="A reference answer, for --judge (TEXT or FILE)."),
+        ] = None,
+        limit_judge: Annotated[
+            str | None,
+            typer.Option("--limit-judge", help="The most the grading may spend (USD)."),
+        ] = None,
     ) -> None:
         """Run one prompt under several settings at once, priced before anything is spent.
 
         Exit codes: 0 all cells ok; 1 some failed, truncated or stopped; 2 refused."""
         check_prompt(prompt)  # the same rule and sentence as generate's
+        judge_limit = _judge_limit(limit_judge, judge)
         if max_tokens is not None and axis == "max_tokens":
             pass  # varying max tokens, the held budget is not used
         elif max_tokens is not None:
@@ -177,6 +252,9 @@ def register(app: typer.Typer) -> None:
             prompt_version=prompt_version,
             repeats=repeats,
             max_cells=max_cells,
+            judge=judge,
+            rubric=rubric,
+            reference=reference,
         )
         blocking = plan.blocking(spending=not estimate_only)
         if blocking:  # only the refusal: no estimate of a plan that cannot run
@@ -190,7 +268,7 @@ def register(app: typer.Typer) -> None:
                 if as_json:
                     typer.echo(json.dumps(_estimate_json(plan, estimate), indent=2))
                 return
-            sweep = Sweep(plan, store=store, ledger=ledger)
+            sweep = Sweep(plan, store=store, ledger=ledger, judge_limit_usd=judge_limit)
             spends = bool(estimate.ceiling) and not estimate.free
             if spends and not yes:  # the price first, to decide on; admitted once confirmed
                 _print_plan(plan, estimate, allowance, quiet=as_json)
@@ -211,6 +289,8 @@ def register(app: typer.Typer) -> None:
                 err.print(status_line(result), markup=False)
                 for line in spread_lines(result):
                     err.print(line, style="dim", markup=False)
+                for line in grade_lines(result):
+                    err.print(line, markup=False, highlight=False)
                 err.print(f"sweep {result.id} · {CAUTION}", style="dim", markup=False)
         if not result.ok:
             raise typer.Exit(1)
@@ -267,6 +347,10 @@ def register(app: typer.Typer) -> None:
         )
         console.print(f"prompt: {document['prompt']}", markup=False, highlight=False)
         console.print(f"estimate: {document['estimate']['line']}", markup=False)
+        if document.get("judge"):
+            console.print(f"graded by {document['judge']['model']}", markup=False)
+        for line in comparison_lines(document.get("comparison")):
+            console.print(line, markup=False, highlight=False)
         for cell in document["cells"]:
             cost = format_usd(None if cell["cost_usd"] is None else Decimal(cell["cost_usd"]))
             console.rule(
@@ -285,6 +369,9 @@ def register(app: typer.Typer) -> None:
                 console.print(numbers, markup=False, highlight=False, style="dim")
             if cell.get("reason"):
                 console.print(cell["reason"], markup=False, highlight=False, style="yellow")
+            grade = cell.get("grade")
+            if grade:
+                console.print(_grade_words(grade), markup=False, highlight=False, style="cyan")
             if preview:
                 for line in preview:
                     console.print(f"  {line}", markup=False, highlight=False)
@@ -354,6 +441,25 @@ def _list_table(rows: list[SweepSummary]) -> Table:
     return table
 
 
+def _grade_words(grade: dict[str, Any]) -> str:
+    """A stored grade in words: "score 0.80 · reason" or "unparseable · why"."""
+    if grade.get("status") == "graded" and grade.get("score") is not None:
+        return f"score {float(grade['score']):.2f} · {grade.get('reason') or '(no reason)'}"
+    return f"{str(grade.get('status', '')).replace('_', ' ')} · {grade.get('reason', '')}"
+
+
+def _judge_limit(text: str | None, judge: str | None) -> Decimal | None:
+    """``--limit-judge USD`` read (a refusal naming the flag otherwise); it needs ``--judge``."""
+    if text is None:
+        return None
+    if not judge:
+        raise _refuse("--limit-judge needs --judge MODEL (the grading it limits)")
+    try:
+        return parse_usd_amount(text)
+    except ValueError as exc:
+        raise _refuse(f"--limit-judge {text}: {exc}") from None
+
+
 def _write(path: Path, text: str, flag: str) -> None:
     """Write an export file; a folder, a missing folder or no permission is a UserError."""
     try:
@@ -392,6 +498,10 @@ def _estimate_json(plan: Plan, estimate: SweepEstimate) -> dict[str, Any]:
             "line": estimate.line(),
         },
         "refusals": [r.message for r in plan.refusals],
+        "judge": None if plan.judge is None else plan.judge.as_json(),
+        "judge_ceiling_usd": None
+        if estimate.judge_ceiling is None
+        else str(estimate.judge_ceiling),
     }
 
 
@@ -409,6 +519,9 @@ def _result_json(result: SweepResult) -> dict[str, Any]:
         "serial_s": document["serial_s"],
         "cost_usd": document["totals"]["cost_usd"],
         "cells": document["cells"],
+        "judge": document["judge"],
+        "judge_cost_usd": document["totals"]["judge_cost_usd"],
+        "comparison": document["comparison"],
     }
 
 

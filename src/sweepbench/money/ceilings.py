@@ -438,7 +438,7 @@ def money_refusal(
         )
     else:
         whose = "This run's" if role is None else f"This run's {label(role)}"
-        flag = limit_flag(role)
+        flag = "--limit-judge USD" if noun == "sweep" and role == "judge" else limit_flag(role)
         if reached:
             text = f"{whose} spending limit is reached — {s} of {c} spent. Raise it with {flag}."
         else:

@@ -187,7 +187,7 @@ class Ledger:
     ) -> list[str | None]:
         fig = fig or q.figures(conn, now)
         paid = [c for c in charges if not c.free]
-        roles = {c.role for c in paid}
+        roles = {c.role for c in charges}  # free ones too: a graded sweep of free cells
         sweep_roles = {"sweep", "judge"} if kind == "call" else {"sweep"}  # a graded sweep
         noun = (
             "sweep"

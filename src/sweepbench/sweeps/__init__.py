@@ -50,21 +50,11 @@ __all__ = [
 
 
 def estimate(
-    prompt: str,
-    axis: str,
-    values: Sequence[str | int],
-    *,
-    judge: str | None = None,
-    rubric: str | None = None,
-    reference: str | None = None,
-    **settings: object,
+    prompt: str, axis: str, values: Sequence[str | int], **settings: object
 ) -> SweepEstimate:
-    """Price a sweep without running it (needs no key), its grading included when ``judge``
-    is given. ``settings`` as :func:`build_plan`."""
-    plan = build_plan(
-        prompt, axis, values, judge=judge, rubric=rubric, reference=reference,
-        **settings,  # type: ignore[arg-type]
-    )  # fmt: skip
+    """Price a sweep without running it (needs no key). ``settings`` as :func:`build_plan`
+    (``judge=`` with ``rubric=`` or ``reference=`` prices the grading too)."""
+    plan = build_plan(prompt, axis, values, **settings)  # type: ignore[arg-type]
     plan.ensure_runnable(spending=False)
     with Store.open() as store:
         return estimate_plan(plan, store)

@@ -230,9 +230,11 @@ class SweepEstimate:
                 "for its token."
             )
         elif not any(provider_key(p) for p in KEY_VARIABLES):
+            grading = self.judge_text()
             return (
                 "No provider keys here — nothing will be spent. With keys, this sweep would "
                 f"cost about {format_usd(typical)}, at most {format_usd(ceiling)}."
+                + (f" {grading}" if grading else "")
             )
         else:
             text = (

@@ -66,6 +66,9 @@ def _cell(sample: dict[str, Any]) -> str:
     badges.append(f'<span class="{css}">{escape(state)}</span>')
     badges.append(f"<span>{sample['wall_s']:.1f}s</span>")
     badges.append(f"<span>~{escape(_usd(sample['cost_usd']))}</span>")
+    grade = sample.get("grade")
+    if grade:
+        badges.append(_grade_badge(grade))
     detail = [f"{usage['output_tokens']:,} out / {usage['input_tokens']:,} in"]
     if sample.get("truncated"):
         detail.append(f"TRUNCATED at {sample['max_tokens']:,} tokens")
@@ -81,6 +84,8 @@ def _cell(sample: dict[str, Any]) -> str:
     )
     if sample.get("reason"):
         detail.append(escape(str(sample["reason"])))
+    if grade and grade.get("reason"):
+        detail.append(f"judge: {escape(str(grade['reason']))}")
     notes = sample.get("notes") or []
     if notes:
         detail.append(f"{len(notes)} adjusted")
@@ -107,6 +112,44 @@ def _cell(sample: dict[str, Any]) -> str:
         f"{f'<details><summary>notes</summary><ul>{note_list}</ul></details>' if notes else ''}"
         "</div>"
     )
+
+
+def _grade_badge(grade: dict[str, Any]) -> str:
+    """The judge's score as a badge, or what kept it from giving one."""
+    if grade.get("status") == "graded" and grade.get("score") is not None:
+        css = "" if grade.get("passed") else "warn"
+        return f'<span class="{css}">score {float(grade["score"]):.2f}</span>'
+    words = {"unparseable": "unreadable verdict", "failed": "judge failed", "not_run": "not graded"}
+    status = str(grade.get("status", ""))
+    return f'<span class="bad">{escape(words.get(status, status))}</span>'
+
+
+def _judging(document: dict[str, Any]) -> str:
+    """Who graded the cells, against what, at what cost, and with repeats each cell's verdict
+    against the best (paired by repeat number); nothing without a judge."""
+    judge = document.get("judge")
+    if not judge:
+        return ""
+    against = (
+        f"rubric: {judge['rubric']}" if judge.get("rubric") else f"reference: {judge['reference']}"
+    )
+    cost = _usd(document["totals"].get("judge_cost_usd"))
+    rows = [
+        f"<tr><td>Judge</td><td>{escape(judge['model'])} · ~{escape(cost)} for grading</td></tr>",
+        f"<tr><td></td><td><pre>{escape(against)}</pre></td></tr>",
+    ]
+    comparison = document.get("comparison") or {}
+    if comparison.get("error"):
+        rows.append(f"<tr><td>Compared</td><td>{escape(str(comparison['error']))}</td></tr>")
+    elif comparison:
+        best = escape(str(comparison["best"]))
+        rows.append(f"<tr><td>Best cell</td><td>{best} (repeats paired by repeat number)</td></tr>")
+        for item in comparison.get("comparisons", []):
+            rows.append(
+                f"<tr><td>{escape(str(item['label']))}</td>"
+                f"<td>{escape(str(item['sentence']))}</td></tr>"
+            )
+    return f"<h2>Grading</h2><table>{''.join(rows)}</table>"
 
 
 def _scalar(value: Any) -> bool:
@@ -150,6 +193,7 @@ held {held} · {document["repeats"]} sample(s) per cell</div>
 <table><tr><td>Estimate</td><td>{escape(document["estimate"]["line"])}</td></tr>
 <tr><td>Status</td><td>{escape(status)}</td></tr></table>
 {f"<ul class='dim'>{notes}</ul>" if notes else ""}
+{_judging(document)}
 <h2>Cells</h2><div class="grid">{"".join(_cell(c) for c in cells)}</div>
 <h2>Read with care</h2><ul class="dim">{cautions}</ul>
 {_viewer(cells)}</body></html>
