@@ -193,6 +193,7 @@ def tick_outputs(
     new_seen = dict(seen)
 
     per_cell = {i: cells.cell_samples(view, i) for i in cells.cell_indexes(view)}
+    judged = bool(view.get("judge"))
 
     def badge_row(index: int) -> list[Any]:
         samples = per_cell.get(index) or []
@@ -200,7 +201,7 @@ def tick_outputs(
             return []
         return [
             dmc.Badge(text, color=colour, variant="light", size="sm")
-            for text, colour in cells.badges(samples, kind)
+            for text, colour in cells.badges(samples, kind, judged=judged)
         ]
 
     def first(index: int) -> dict[str, Any] | None:
@@ -214,7 +215,17 @@ def tick_outputs(
     ]
     detail_out = [cells.detail_line(s, kind) if (s := first(b["index"])) else "" for b in badge_ids]
     problem_out = [cells.problem(s) if (s := first(b["index"])) else "" for b in badge_ids]
-    spread_out = [cells.spread_text(per_cell.get(b["index"], []), kind) for b in badge_ids]
+    spread_out = [
+        " · ".join(
+            part
+            for part in (
+                cells.spread_text(per_cell.get(b["index"], []), kind),
+                cells.grade_text(per_cell.get(b["index"], [])),
+            )
+            if part
+        )
+        for b in badge_ids
+    ]
 
     elements_out: list[Any] = []
     final_out: list[Any] = []

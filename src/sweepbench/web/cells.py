@@ -79,10 +79,13 @@ def cell_state(samples: list[dict[str, Any]], kind: str) -> str:
     return "done"
 
 
-def badges(samples: list[dict[str, Any]], kind: str) -> list[tuple[str, str]]:
+def badges(
+    samples: list[dict[str, Any]], kind: str, *, judged: bool = False
+) -> list[tuple[str, str]]:
     """(text, colour) of each badge, in the spec's order: label, size, palette, time (none
-    while queued), state, cost. With several samples, sizes are means, costs are sums, and
-    the time is the cell's (:func:`cell_seconds`)."""
+    while queued), state, cost, and with a judge (``judged``) the score. With several samples,
+    sizes and scores are means, costs are sums, and the time is the cell's
+    (:func:`cell_seconds`)."""
     first = samples[0]
     failed = any(s["status"] == "failed" for s in samples)
     out = [(first["label"], "red" if failed else "blue")]
@@ -108,7 +111,48 @@ def badges(samples: list[dict[str, Any]], kind: str) -> list[tuple[str, str]]:
             out.append((f"~{format_usd(total)}", "teal"))
         else:
             out.append(("no price", "orange"))
+    if judged:
+        score = score_badge(samples)
+        if score is not None:
+            out.append(score)
     return out
+
+
+GRADE_WORDS = {
+    "unparseable": "unreadable verdict",
+    "failed": "judge failed",
+    "not_run": "not graded",
+}
+"""How a grade without a score is named on a badge."""
+
+
+def score_badge(samples: list[dict[str, Any]]) -> tuple[str, str] | None:
+    """The judge's badge: "score 0.80" (the mean over graded samples, "n/k graded" when some
+    were not), "grading…" while a finished sample waits for its grade, what kept the judge
+    from scoring, or None while the cell runs."""
+    grades = [s.get("grade") for s in samples]
+    scores = [float(g["score"]) for g in grades if g and g.get("score") is not None]
+    if scores:
+        mean = sum(scores) / len(scores)
+        some = f" ({len(scores)}/{len(samples)} graded)" if len(scores) < len(samples) else ""
+        return f"score {mean:.2f}{some}", "green" if mean >= 0.5 else "yellow"
+    if any(g is None and s["status"] == "done" for g, s in zip(grades, samples, strict=True)):
+        return "grading…", "gray"
+    statuses = [str(g.get("status")) for g in grades if g]
+    if statuses:
+        return GRADE_WORDS.get(statuses[0], statuses[0]), "red"
+    return None
+
+
+def grade_text(samples: list[dict[str, Any]]) -> str:
+    """The judge's reason for the cell's first graded sample ("judge: …"), else why there is
+    no grade; "" without one."""
+    grades = [g for g in (s.get("grade") for s in samples) if g]
+    if not grades:
+        return ""
+    graded = [g for g in grades if g.get("score") is not None]
+    grade = graded[0] if graded else grades[0]
+    return f"judge: {grade.get('reason') or '(no reason)'}"
 
 
 def blend_line(samples: list[dict[str, Any]]) -> str:
