@@ -282,3 +282,13 @@ def test_the_judge_calls_are_held_under_role_judge(isolated_home: Path) -> None:
         spent = Ledger(store).role_spent(result.id, "judge")
         assert abs(spent - result.judge_cost_usd) <= Decimal("0.00001")  # micro-dollars
         assert Ledger(store).role_spent(result.id, "sweep") == 0  # the cells were free
+
+
+def test_cells_with_the_same_label_are_still_compared() -> None:
+    models = ["scripted/lorem?tps=1000", "scripted/lorem?tps=2000"]
+    result = sweeps.sweep(
+        "Name three primes.", "model", models, repeats=2, effort="none", judge=JUDGE, rubric=RUBRIC
+    )
+    assert result.plan.cells[0].label == result.plan.cells[1].label
+    assert result.comparison is not None and "error" not in result.comparison
+    assert result.comparison["best"].endswith("(cell 1)")

@@ -276,7 +276,11 @@ def compare_cells(result: SweepResult) -> dict[str, Any] | None:
 
     settings: list[SettingScores] = []
     left_out: list[str] = []
+    labels = [cell.label for cell in plan.cells]
     for cell in plan.cells:
+        label = (
+            cell.label if labels.count(cell.label) == 1 else f"{cell.label} (cell {cell.index + 1})"
+        )
         samples = result.cell_samples(cell.index)
         items = {
             f"sample-{s.repeat}": ItemSamples(
@@ -286,7 +290,7 @@ def compare_cells(result: SweepResult) -> dict[str, Any] | None:
             if s.grade is not None and s.grade.status == "graded" and s.grade.score is not None
         }
         if not items:
-            left_out.append(cell.label)
+            left_out.append(label)
             continue
         costs = [s.cost_usd for s in samples]
         cost = (
@@ -294,9 +298,7 @@ def compare_cells(result: SweepResult) -> dict[str, Any] | None:
             if any(c is None for c in costs)
             else sum((c for c in costs if c is not None), Decimal(0))
         )
-        settings.append(
-            SettingScores(cell.label, items, cost, graded_tasks=frozenset({SAMPLE_TASK}))
-        )
+        settings.append(SettingScores(label, items, cost, graded_tasks=frozenset({SAMPLE_TASK})))
     document: dict[str, Any] = {"paired_by": "repeat number", "left_out": left_out}
     try:
         comparison = compare_settings(settings)

@@ -162,8 +162,12 @@ class Sweep:
                     self._not_graded(sample, planned, reservations, "stopped before it ran")
                     return
                 await self._run_sample(index, planned, executor)
-            if self.plan.judge is not None:  # outside the gate: the next sample may start
-                await self._grade(index, planned, executor, reservations)
+            judge = self.plan.judge
+            if judge is not None:  # outside the cell's gate: the next sample may start
+                queue = queue_of(judge.model)  # a local judge waits its turn like a cell
+                judge_gate = gates.setdefault(queue, asyncio.Semaphore(slots(judge.model, width)))
+                async with judge_gate:
+                    await self._grade(index, planned, executor, reservations)
             save_sweep(self.store, result)  # each cell is stored as it finishes
 
         try:
