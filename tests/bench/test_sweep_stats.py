@@ -173,3 +173,10 @@ def test_a_verdict_without_a_known_cost_says_nothing_of_cost() -> None:
                       min_detectable=3.0)  # fmt: skip
     assert known == "costs 38% as much and " + unknown
     assert unknown.startswith("is not detectably worse: \u22120.8 points")
+
+
+def test_a_verdict_on_too_few_items_says_no_difference_could_be_detected() -> None:
+    text = verdict(diff=-100.0, low=-100.0, high=-100.0, p_adjusted=0.25, cost_share=None,
+                   min_detectable=100.0)  # fmt: skip
+    assert "too few items for any difference to be detectable" in text
+    assert "at least 6 that differ" in text and "could detect" not in text

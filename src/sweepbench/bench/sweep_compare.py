@@ -537,5 +537,5 @@ def _paired(
         "p_value": p_value,
         "worse_share": worse_share,
         "better_share": better_share,
-        "min_detectable": 100.0 * detectable,
+        "min_detectable": min(100.0 * detectable, 100.0),  # no difference exceeds 100 points
     }

@@ -223,15 +223,20 @@ def verdict(
     """One sentence on a cheaper setting against the best: ``diff`` (points, cheaper −
     best) with its 95% range ``low``..``high``, its Holm-adjusted p, its cost as a share of
     the best's (None: unknown, and the sentence says nothing of cost), and the difference
-    these items could detect (points)."""
+    these items could detect (points; 100 or more: none could be)."""
     cost = "" if cost_share is None else f"costs {100 * cost_share:.0f}% as much and "
     p_text = f"{format_p(p_adjusted)} (Holm)"
     detected = p_adjusted < alpha and (high < 0 or low > 0)
     if not detected:
+        could = (
+            f"this many items could detect {min_detectable:.1f} points"
+            if min_detectable < 100
+            else f"too few items for any difference to be detectable (an exact test needs "
+            f"at least {fewest_items(alpha)} that differ)"
+        )
         return (
             f"{cost}is not detectably worse: {signed_points(diff)} points, 95% range "
-            f"{signed_points(low)} to {signed_points(high)}, {p_text}; this many items could "
-            f"detect {min_detectable:.1f} points"
+            f"{signed_points(low)} to {signed_points(high)}, {p_text}; {could}"
         )
     way = "worse" if diff < 0 else "better"
     return (
