@@ -5,6 +5,7 @@ text (model, source, score, price, 95% range), and the best-value frontier as a 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from sweepbench.leaderboard.board import MEASURE_LABELS, Board, Placed
 
@@ -19,8 +20,9 @@ def _hover(p: Placed) -> str:
     return text
 
 
-def chart_html(board: Board, *, title: str) -> str:
-    """The chart as one self-contained HTML page (no script loaded from the network)."""
+def chart_figure(board: Board, *, title: str) -> Any:
+    """The chart as a Plotly figure (``plotly.graph_objects.Figure``): the published models
+    and the runs as distinct markers, the best-value frontier as a step line."""
     import plotly.graph_objects as go  # type: ignore[import-untyped]
 
     figure = go.Figure()
@@ -59,10 +61,17 @@ def chart_html(board: Board, *, title: str) -> str:
     figure.update_layout(
         title=title,
         xaxis={"type": "log", "title": MEASURE_LABELS[board.measure]},
-        yaxis={"title": "Score (0–100)"},
+        yaxis={"title": "Score (0–100)", "range": [0, 100]},
         template="plotly_white",
     )
-    html: str = figure.to_html(include_plotlyjs=True, full_html=True, include_mathjax=False)
+    return figure
+
+
+def chart_html(board: Board, *, title: str) -> str:
+    """The chart as one self-contained HTML page (no script loaded from the network)."""
+    html: str = chart_figure(board, title=title).to_html(
+        include_plotlyjs=True, full_html=True, include_mathjax=False
+    )
     return html
 
 

@@ -1,0 +1,200 @@
+"""What the Leaderboard page shows, from the leaderboard library (no rule of its own): the
+rows of a scope (the bundled published results and the store's runs), the board the controls
+pick, the comparison of picked results and the paired test of two runs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from sweepbench.bench.record import load_record
+from sweepbench.bench.storage import BenchStore
+from sweepbench.errors import DataError, UserError
+from sweepbench.leaderboard.board import Board, Catalogue, Filters, PriceMeasure, build_board
+from sweepbench.leaderboard.board import takeaway as takeaway_lines
+from sweepbench.leaderboard.catalogue import elbench_catalogue, published_questions
+from sweepbench.leaderboard.compare import Comparison, Entry, Layout, LayoutArea, View, compare
+from sweepbench.leaderboard.paired import PairedResult, item_values, paired_difference
+from sweepbench.leaderboard.published import (
+    PublishedSnapshot,
+    load_published,
+    revision_area_score,
+)
+from sweepbench.leaderboard.rows import OVERALL, BoardRow, Scope
+from sweepbench.leaderboard.sources import LoadedRows, published_board_rows, stored_run_rows
+from sweepbench.store import Store
+
+PRICE_OFF = 30.0
+"""The Highest price slider's top: no limit (spec §17.5)."""
+SIZE_OFF = 1000.0
+"""The Largest model size slider's top: no limit."""
+RUN_PREFIX = "run:"
+OFFICIAL_PREFIX = "official:"
+DEFAULT_BASELINES = ("official:deepseek-v4-flash", "official:gpt-5.4")
+REVISION_MARK = (
+    "† Stands partly or wholly on the 2026-06-08 revision's per-task figures: the final "
+    "figures cannot be reconstructed for this scope."
+)
+
+
+def scope_of(include_regional: bool | None) -> Scope:
+    """The scope the checkbox picks: paper with the region-specific sets, core without."""
+    return "paper" if include_regional else "core"
+
+
+def filters_of(
+    max_price: float | None, max_size: float | None, undisclosed: bool | None
+) -> Filters:
+    """The filters from the sliders (at their top, off) and the undisclosed checkbox."""
+    price = None if max_price is None or max_price >= PRICE_OFF else Decimal(str(max_price))
+    size = None if max_size is None or max_size >= SIZE_OFF else float(max_size)
+    return Filters(max_price=price, max_size_b=size, include_undisclosed=undisclosed is not False)
+
+
+@dataclass(frozen=True)
+class Sources:
+    """Everything of one scope: the catalogue, the snapshot, the rows and their question
+    count."""
+
+    scope: Scope
+    catalogue: Catalogue
+    snapshot: PublishedSnapshot
+    published: list[BoardRow]
+    runs: LoadedRows
+    questions: int
+
+    @property
+    def rows(self) -> list[BoardRow]:
+        return [*self.published, *self.runs.rows]
+
+
+def sources(store: Store, scope: Scope) -> Sources:
+    """Read the published rows and the store's ELBench runs of ``scope`` (fresh each time)."""
+    catalogue = elbench_catalogue()
+    snapshot = load_published()
+    return Sources(
+        scope=scope,
+        catalogue=catalogue,
+        snapshot=snapshot,
+        published=published_board_rows(snapshot, catalogue, scope),
+        runs=stored_run_rows(BenchStore(store), scope),
+        questions=published_questions(snapshot, catalogue, scope),
+    )
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """One board as the page shows it: the board, its takeaway and a title."""
+
+    board: Board
+    lines: list[str]
+    title: str
+
+
+def metric_of(area: str | None, task: str | None) -> str:
+    """The metric: one task when picked (it overrides the area), else the area or overall."""
+    if task:
+        return task
+    return area or OVERALL
+
+
+def board_view(
+    found: Sources,
+    *,
+    judge: str,
+    metric: str,
+    measure: PriceMeasure,
+    filters: Filters,
+    show_runs: bool,
+) -> BoardView:
+    """The board the controls pick, with its takeaway (ValueError for a metric the scope
+    lacks)."""
+    rows = found.rows if show_runs else found.published
+    board = build_board(
+        rows, judge=judge, metric=metric, scope=found.scope, catalogue=found.catalogue,
+        measure=measure, filters=filters,
+    )  # fmt: skip
+    lines = takeaway_lines(board, found.catalogue, questions=found.questions)
+    if any(p.score.note for p in board.placed):
+        lines.append(REVISION_MARK)
+    if not show_runs:
+        lines.append("Your runs are not shown (More ways to look at the results).")
+    if found.runs.unreadable:
+        count = len(found.runs.unreadable)
+        lines.append(f"{count} stored run record(s) could not be read and are left out.")
+    label = found.catalogue.metric_label(metric)
+    title = f"{label} · board: {judge} · {found.scope} scope"
+    return BoardView(board, lines, title)
+
+
+# ---------------------------------------------------------------- comparison
+
+
+def layout_of(catalogue: Catalogue, scope: Scope) -> Layout:
+    """The scope's areas and tasks, in catalogue order."""
+    tasks = catalogue.in_scope(scope)
+    return Layout(
+        tuple(
+            LayoutArea(key, label, tuple(t for t, task in tasks.items() if task.area == key))
+            for key, label in catalogue.areas.items()
+        )
+    )
+
+
+def published_entry(snapshot: PublishedSnapshot, key: str, catalogue: Catalogue,
+                    scope: Scope) -> Entry:  # fmt: skip
+    """A published model's entry in ``scope``: its per-task figures (0–100) on the scope's
+    tasks and, per area, their count-weighted mean (the 2026-06-08 revision)."""
+    found = snapshot.model(key)
+    if found is None:
+        raise UserError(f"no published model {key!r}")
+    in_scope = set(catalogue.in_scope(scope))
+    tasks = {t: 100.0 * s.score for t, s in found.tasks.items() if t in in_scope}
+    areas = {}
+    for area in sorted({found.tasks[t].area for t in tasks}):
+        areas[area] = revision_area_score(found, area, in_scope)
+    return Entry(
+        key=f"{OFFICIAL_PREFIX}{found.key}", label=found.display_name, tasks=tasks, areas=areas
+    )
+
+
+def run_entry(bench: BenchStore, run_id: str) -> Entry:
+    """A stored run's entry from its record."""
+    row = bench.run(run_id)
+    if row is None or row.record is None:
+        raise UserError(f"run {run_id} has no scores yet")
+    try:
+        return Entry.of_record(load_record(row.record, where=f"run {row.id}'s record"))
+    except DataError as exc:
+        raise UserError(str(exc)) from None
+
+
+def comparison(store: Store, keys: Sequence[str], *, by: View, scope: Scope) -> Comparison:
+    """The picked results side by side (UserError when they cannot be compared)."""
+    catalogue = elbench_catalogue()
+    snapshot = load_published()
+    bench = BenchStore(store)
+    entries = [
+        published_entry(snapshot, key.removeprefix(OFFICIAL_PREFIX), catalogue, scope)
+        if key.startswith(OFFICIAL_PREFIX)
+        else run_entry(bench, key.removeprefix(RUN_PREFIX))
+        for key in keys
+    ]
+    return compare(entries, by=by, layout=layout_of(catalogue, scope))
+
+
+def paired(store: Store, first: str, second: str) -> PairedResult:
+    """The paired test of two runs on the items both scored (UserError when they share
+    none)."""
+    bench = BenchStore(store)
+    values = []
+    for key in (first, second):
+        run_id = key.removeprefix(RUN_PREFIX)
+        row = bench.run(run_id)
+        if row is None:
+            raise UserError(f"no benchmark run {run_id!r}")
+        catalogue = row.settings.get("catalogue", [])
+        values.append(item_values(bench.outcomes(row.id), catalogue))
+    a, b = values
+    return paired_difference(a, b, label_a=first, label_b=second)

@@ -1,0 +1,389 @@
+"""The Leaderboard page (spec §17): ELBench's published results and your runs, by price and
+score, one board per judge.
+
+The controls (area, scope, judge board, filters, one task, price measure, your runs on or
+off) pick a board from :mod:`sweepbench.leaderboard` (no rule lives here): the chart (Plotly,
+served by this app, log price against score, the frontier as a step line), the takeaway and
+the value table; accordions hold the published results (with the task-by-task picker), your
+runs, and the comparison of picked results (task by task or by area, and the paired test of
+two runs). Refresh re-reads the store. The page is read-only: nothing here spends or takes a
+key."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dash_mantine_components as dmc
+from dash import Dash, Input, Output, State, dcc, html, no_update
+
+from sweepbench.errors import UserError
+from sweepbench.leaderboard.board import MEASURE_LABELS
+from sweepbench.leaderboard.chart import chart_figure
+from sweepbench.leaderboard.published import PAPER_JUDGE
+from sweepbench.leaderboard.rows import OVERALL
+from sweepbench.web.context import WebContext
+from sweepbench.web.leaderboard_data import (
+    DEFAULT_BASELINES,
+    PRICE_OFF,
+    REVISION_MARK,
+    RUN_PREFIX,
+    SIZE_OFF,
+    Sources,
+    board_view,
+    comparison,
+    filters_of,
+    metric_of,
+    paired,
+    scope_of,
+    sources,
+)
+from sweepbench.web.leaderboard_tables import (
+    DEFAULT_TASKS_FOR,
+    NO_TASK,
+    area_choices,
+    board_choices,
+    comparison_table,
+    published_table,
+    result_choices,
+    runs_table,
+    takeaway_list,
+    task_choices,
+    tasks_for_choices,
+    tasks_table,
+    value_table,
+)
+
+TITLE = "How well do AI models meet education-relevant constraints?"
+GRAPH_CONFIG: Any = {
+    "displaylogo": False,
+    "responsive": True,
+    "modeBarButtonsToRemove": ["toImage"],
+}
+"""No button that would reach for anything off this app; Plotly itself is served locally."""
+REFRESH_NOTE = (
+    "Re-read the store: {runs} of your runs in this scope. No shared places are configured "
+    "here; import others' runs with `sweepbench leaderboard pull`, then Refresh."
+)
+
+
+def headline(found: Sources) -> str:
+    areas = len(found.catalogue.areas)
+    return (
+        f"ELBench scores models on {found.questions:,} questions in {areas} areas. "
+        "Each dot is a model: higher scores better, further left costs less."
+    )
+
+
+def default_compare(found: Sources) -> tuple[str, list[str]]:
+    """The first result (your newest run, else the first baseline) and the baselines minus
+    it."""
+    choices = [c["value"] for c in result_choices(found)]
+    runs = [c for c in choices if c.startswith(RUN_PREFIX)]
+    first = runs[0] if runs else DEFAULT_BASELINES[0]
+    return first, [b for b in DEFAULT_BASELINES if b != first and b in choices]
+
+
+def layout(context: WebContext, search: str) -> Any:
+    """The page, its choices read from the store now."""
+    found = sources(context.store, "core")
+    first, others = default_compare(found)
+    controls = dmc.Group(
+        [
+            dmc.Select(
+                id="lb-area", label="Area", data=area_choices(found), value=OVERALL,
+                allowDeselect=False, w=220,
+            ),
+            dmc.Select(
+                id="lb-board", label="Graded by", data=board_choices(found), value=PAPER_JUDGE,
+                allowDeselect=False, w=320,
+            ),
+            dmc.Checkbox(id="lb-scope", label="Include the region-specific sets", checked=False),
+            dmc.Button("Refresh", id="lb-refresh", variant="light"),
+            dcc.Link("Test your own model →", href="/benchmarks", id="lb-test-own"),
+        ],
+        align="flex-end",
+    )  # fmt: skip
+    filters = dmc.Group(
+        [
+            dmc.Stack(
+                [
+                    dmc.Text("Highest price ($/1M, blended; 30 = no limit)", size="sm"),
+                    dmc.Slider(
+                        id="lb-max-price", min=0.1, max=PRICE_OFF, step=0.1, value=PRICE_OFF,
+                        marks=[{"value": 0.1, "label": "$0.1"}, {"value": 30, "label": "no limit"}],
+                        w=260,
+                    ),
+                ],
+                gap=4,
+            ),
+            dmc.Stack(
+                [
+                    dmc.Text("Largest model size (billions; 1,000 = no limit)", size="sm"),
+                    dmc.Slider(
+                        id="lb-max-size", min=1, max=SIZE_OFF, step=1, value=SIZE_OFF,
+                        marks=[{"value": 1, "label": "1B"}, {"value": 1000, "label": "no limit"}],
+                        w=260,
+                    ),
+                ],
+                gap=4,
+            ),
+            dmc.Checkbox(
+                id="lb-undisclosed", label="Include models that don't publish their size",
+                checked=True,
+            ),
+        ],
+        align="flex-start",
+        gap="xl",
+        mb="md",
+    )  # fmt: skip
+    more = dmc.Fieldset(
+        [
+            dmc.Group(
+                [
+                    dmc.Select(
+                        id="lb-task", label="One task only", data=task_choices(found),
+                        value=NO_TASK, allowDeselect=False, w=260,
+                    ),
+                    dmc.Select(
+                        id="lb-measure", label="Price measure",
+                        data=[{"value": k, "label": v} for k, v in MEASURE_LABELS.items()],
+                        value="blended", allowDeselect=False, w=320,
+                    ),
+                    dmc.Switch(id="lb-show-runs", label="Show your runs", checked=True),
+                ],
+                align="flex-end",
+            ),
+            dmc.Text("Value table (★ = best value)", fw=500, size="sm", mt="sm"),
+            html.Div(id="lb-value-table"),
+        ],
+        legend="More ways to look at the results",
+    )  # fmt: skip
+    accordions = dmc.Accordion(
+        [
+            _item(
+                "published",
+                "Published results",
+                [
+                    html.Div(id="lb-published-table"),
+                    dmc.Text(REVISION_MARK, size="xs", c="dimmed"),
+                    dmc.Select(
+                        id="lb-tasks-for", label="Task-by-task scores for",
+                        data=tasks_for_choices(found), value=DEFAULT_TASKS_FOR,
+                        allowDeselect=False, w=260, mt="sm",
+                    ),
+                    html.Div(id="lb-tasks-table"),
+                    dmc.Text(found.snapshot.provenance, size="xs", c="dimmed"),
+                ],
+            ),
+            _item("runs", "Your runs", [html.Div(id="lb-runs-table")]),
+            _item(
+                "compare",
+                "Compare results side by side",
+                [
+                    dmc.Group(
+                        [
+                            dmc.Select(
+                                id="lb-compare-first", label="Result",
+                                data=result_choices(found), value=first, allowDeselect=False,
+                                searchable=True, w=320,
+                            ),
+                            dmc.MultiSelect(
+                                id="lb-compare-with", label="Compare with",
+                                data=result_choices(found), value=others, searchable=True,
+                                w=420,
+                            ),
+                            dmc.SegmentedControl(
+                                id="lb-compare-by", value="task",
+                                data=[
+                                    {"value": "task", "label": "Task by task (matched subset)"},
+                                    {"value": "area", "label": "By area (0–100)"},
+                                ],
+                            ),
+                        ],
+                        align="flex-end",
+                    ),
+                    html.Div(id="lb-compare-table", style={"marginTop": 12}),
+                    dmc.Text(id="lb-compare-note", size="sm", c="dimmed"),
+                    dmc.Text(id="lb-paired", size="sm"),
+                ],
+            ),
+        ],
+        multiple=True,
+        variant="separated",
+        id="lb-accordion",
+    )  # fmt: skip
+    return dmc.Stack(
+        [
+            dmc.Title(TITLE, order=2),
+            dmc.Text(headline(found), id="lb-headline"),
+            controls,
+            filters,
+            dmc.Text(id="lb-refresh-note", size="sm", c="dimmed"),
+            dcc.Graph(id="lb-chart", config=GRAPH_CONFIG, mathjax=False, style={"height": 520}),
+            html.Div(id="lb-takeaway"),
+            more,
+            accordions,
+        ],
+        id="lb-page",
+    )
+
+
+def _item(value: str, title: str, children: list[Any]) -> Any:
+    return dmc.AccordionItem(
+        [dmc.AccordionControl(title, id=f"lb-open-{value}"), dmc.AccordionPanel(children)],
+        value=value,
+    )
+
+
+def _keep(value: Any, data: list[dict[str, str]], fallback: Any) -> Any:
+    """A selection that still exists is kept; else ``fallback``."""
+    values = {c["value"] for c in data}
+    if isinstance(value, list):
+        kept = [v for v in value if v in values]
+        return kept if kept else fallback
+    return value if value in values else fallback
+
+
+def register(app: Dash, context: WebContext) -> None:
+    """The page's callbacks: choices and tables on scope change and Refresh, the board, the
+    task-by-task table and the comparison."""
+
+    @app.callback(
+        Output("lb-headline", "children"),
+        Output("lb-board", "data"),
+        Output("lb-board", "value"),
+        Output("lb-task", "data"),
+        Output("lb-task", "value"),
+        Output("lb-compare-first", "data"),
+        Output("lb-compare-first", "value"),
+        Output("lb-compare-with", "data"),
+        Output("lb-compare-with", "value"),
+        Output("lb-published-table", "children"),
+        Output("lb-runs-table", "children"),
+        Output("lb-refresh-note", "children"),
+        Input("lb-scope", "checked"),
+        Input("lb-refresh", "n_clicks"),
+        State("lb-board", "value"),
+        State("lb-task", "value"),
+        State("lb-compare-first", "value"),
+        State("lb-compare-with", "value"),
+    )
+    def rescope(
+        regional: bool | None,
+        clicks: int | None,
+        board: str | None,
+        task: str | None,
+        first: str | None,
+        others: list[str] | None,
+    ) -> tuple[Any, ...]:
+        """Rebuild the choices (keeping selections that still exist) and the tables."""
+        found = sources(context.store, scope_of(regional))
+        boards, tasks, results = board_choices(found), task_choices(found), result_choices(found)
+        default_first, default_others = default_compare(found)
+        note = REFRESH_NOTE.format(runs=len(found.runs.rows)) if clicks else ""
+        return (
+            headline(found),
+            boards,
+            _keep(board, boards, PAPER_JUDGE),
+            tasks,
+            _keep(task, tasks, NO_TASK),
+            results,
+            _keep(first, results, default_first),
+            results,
+            _keep(others or [], results, default_others),
+            published_table(found),
+            runs_table(found.runs.rows),
+            note,
+        )
+
+    @app.callback(
+        Output("lb-chart", "figure"),
+        Output("lb-takeaway", "children"),
+        Output("lb-value-table", "children"),
+        Input("lb-scope", "checked"),
+        Input("lb-area", "value"),
+        Input("lb-task", "value"),
+        Input("lb-board", "value"),
+        Input("lb-measure", "value"),
+        Input("lb-show-runs", "checked"),
+        Input("lb-max-price", "value"),
+        Input("lb-max-size", "value"),
+        Input("lb-undisclosed", "checked"),
+        Input("lb-refresh", "n_clicks"),
+    )
+    def draw(
+        regional: bool | None,
+        area: str | None,
+        task: str | None,
+        board: str | None,
+        measure: Any,
+        show_runs: bool | None,
+        max_price: float | None,
+        max_size: float | None,
+        undisclosed: bool | None,
+        _clicks: int | None,
+    ) -> tuple[Any, ...]:
+        """The board the controls pick: chart, takeaway and value table."""
+        found = sources(context.store, scope_of(regional))
+        metric = metric_of(area, None if task in (None, NO_TASK) else task)
+        try:
+            view = board_view(
+                found, judge=board or PAPER_JUDGE, metric=metric,
+                measure=measure if measure in MEASURE_LABELS else "blended",
+                filters=filters_of(max_price, max_size, undisclosed),
+                show_runs=show_runs is not False,
+            )  # fmt: skip
+        except ValueError as exc:  # a task the scope lacks, until the choices catch up
+            return no_update, dmc.Text(str(exc), c="dimmed"), no_update
+        ranges = any(p.score.low is not None for p in view.board.placed)
+        figure = chart_figure(view.board, title=view.title)
+        figure.update_layout(height=520, margin={"t": 60, "r": 20, "b": 50, "l": 60})
+        return figure, takeaway_list(view.lines, ranges=ranges), value_table(view.board)
+
+    @app.callback(
+        Output("lb-tasks-table", "children"),
+        Input("lb-tasks-for", "value"),
+        Input("lb-scope", "checked"),
+    )
+    def tasks(which: str | None, regional: bool | None) -> Any:
+        """The task-by-task figures of one published model, or all."""
+        return tasks_table(sources(context.store, scope_of(regional)), which)
+
+    @app.callback(
+        Output("lb-compare-table", "children"),
+        Output("lb-compare-note", "children"),
+        Output("lb-paired", "children"),
+        Input("lb-compare-first", "value"),
+        Input("lb-compare-with", "value"),
+        Input("lb-compare-by", "value"),
+        Input("lb-scope", "checked"),
+        Input("lb-refresh", "n_clicks"),
+    )
+    def compared(
+        first: str | None,
+        others: list[str] | None,
+        by: str | None,
+        regional: bool | None,
+        _clicks: int | None,
+    ) -> tuple[Any, ...]:
+        """The picked results side by side, and the paired test of exactly two runs."""
+        keys = [k for k in [first, *(others or [])] if k]
+        keys = list(dict.fromkeys(keys))
+        if len(keys) < 2:
+            return dmc.Text("Pick a result and at least one to compare with.", c="dimmed"), "", ""
+        try:
+            result = comparison(
+                context.store, keys, by="area" if by == "area" else "task",
+                scope=scope_of(regional),
+            )  # fmt: skip
+        except UserError as exc:
+            return dmc.Alert(str(exc), color="yellow"), "", ""
+        runs = [k for k in keys if k.startswith(RUN_PREFIX)]
+        if len(keys) == 2 and len(runs) == 2:
+            try:
+                test = paired(context.store, runs[0], runs[1]).sentence()
+            except UserError as exc:
+                test = f"No paired test: {exc}."
+        else:
+            test = "The paired test compares exactly two of your runs that answered the same items."
+        return comparison_table(result), result.note, test
