@@ -1,0 +1,400 @@
+"""The Benchmark sweep page's controls and what they mean: the Sweep page's axis controls over
+a benchmark selection, read into a :class:`~sweepbench.bench.request.BenchRequest`, an axis and
+its values — what ``sweepbench bench sweep`` builds from its options. Planning, pricing and
+the start rule stay in ``bench.sweep_plan``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import dash_mantine_components as dmc
+from dash import Input, State, html
+
+from sweepbench.bench.catalog import PRESETS
+from sweepbench.bench.request import BenchRequest, load
+from sweepbench.bench.sweep_plan import BenchSweepPlan, plan_bench_sweep
+from sweepbench.errors import SweepbenchError, UserError
+from sweepbench.models.catalog import EFFORT_LEVELS
+from sweepbench.models.registry import model_info
+from sweepbench.money.prices import price_for
+from sweepbench.store import Store
+from sweepbench.sweeps.plan import AXES, AXIS_WORDS, default_model
+from sweepbench.web.defaults import AXIS_LABELS
+from sweepbench.web.offer import offered_models
+
+DEFAULT_BENCHMARK = "sample"
+DEFAULT_EFFORT = "default"
+"""The held Effort option that sends each model's own default."""
+BUDGET_SUGGESTIONS = ("256", "1024", "4096", "16384")
+HIDDEN = {"display": "none"}
+SHOWN: dict[str, Any] = {}
+NAMES = {
+    "benchmark": "Benchmark",
+    "data": "Data folder",
+    "preset": "Preset",
+    "tasks": "Tasks",
+    "per_task": "Per task",
+    "max_items": "Max items",
+    "models": "Model",
+    "max_tokens": "Max tokens",
+    "effort": "Effort",
+    "prompt_version": "Prompt version",
+    "limit": "Limit",
+}
+"""How the page names a request's fields in its problems."""
+
+CONTROLS = (
+    ("bs-benchmark", "value"),
+    ("bs-data", "value"),
+    ("bs-preset", "value"),
+    ("bs-paper", "checked"),
+    ("bs-tasks", "value"),
+    ("bs-per-task", "value"),
+    ("bs-max-items", "value"),
+    ("bs-judge", "value"),
+    ("bs-axis", "value"),
+    ("bs-values", "value"),
+    ("bs-model", "value"),
+    ("bs-effort", "value"),
+    ("bs-max-tokens", "value"),
+    ("bs-prompt-version", "value"),
+    ("bs-limit", "value"),
+    ("bs-accept-unpriced", "checked"),
+    ("bs-confirm", "checked"),
+    ("bs-values", "searchValue"),
+)
+CONTROL_STATES = [State(i, p) for i, p in CONTROLS]
+CONTROL_INPUTS = [Input(i, p) for i, p in CONTROLS]
+
+
+@dataclass(frozen=True)
+class Controls:
+    """What the controls say (in :data:`CONTROLS` order)."""
+
+    benchmark: str | None = DEFAULT_BENCHMARK
+    data: str | None = None
+    preset: str | None = "full"
+    paper: bool | None = False
+    tasks: str | None = None
+    per_task: object = None
+    max_items: object = None
+    judge: str | None = None
+    axis: str | None = "model"
+    values: list[str] | None = None
+    model: str | None = None
+    effort: str | None = DEFAULT_EFFORT
+    max_tokens: object = None
+    prompt_version: str | None = None
+    limit: str | None = None
+    accept_unpriced: bool | None = False
+    confirmed: bool | None = False
+    typed: str | None = None
+    """A value still being typed in the values box (it counts, as on the Sweep page)."""
+
+    @property
+    def axis_name(self) -> str:
+        """The axis (``model`` unless a known one is chosen)."""
+        return self.axis if self.axis in AXES else "model"
+
+    def axis_values(self) -> list[str]:
+        """The varied values, the one still being typed included."""
+        values = [str(v).strip() for v in self.values or [] if str(v).strip()]
+        typed = (self.typed or "").strip()
+        if typed and typed not in values:
+            values.append(typed)
+        return values
+
+
+def _number(value: object) -> int | None:
+    if value in (None, ""):
+        return None
+    try:
+        return int(value)  # type: ignore[call-overload,no-any-return]
+    except (TypeError, ValueError):
+        return None
+
+
+def _text(value: str | None) -> str | None:
+    return value.strip() if value and value.strip() else None
+
+
+def request_for(c: Controls) -> BenchRequest:
+    """The held request (UserError naming every problem at once): the selection, the judge,
+    the held settings (the varied one left to the axis) and the whole sweep's limit."""
+    axis = c.axis_name
+    values = c.axis_values()
+    target = _text(c.model)
+    if axis == "model" or target is None:
+        target = (values[0] if axis == "model" and values else None) or target or default_model()
+    models: dict[str, str | None] = {"target": target, "judge": _text(c.judge)}
+    fields: dict[str, Any] = {
+        "benchmark": _text(c.benchmark) or DEFAULT_BENCHMARK,
+        "data": _text(c.data),
+        "preset": c.preset or "full",
+        "scope": "paper" if c.paper else "core",
+        "tasks": c.tasks or "",
+        "per_task": _number(c.per_task),
+        "max_items": _number(c.max_items),
+        "models": models,
+        "limit": _text(c.limit),
+        "accept_unpriced": bool(c.accept_unpriced),
+        "confirmed": bool(c.confirmed),
+    }
+    if axis != "effort" and c.effort not in (None, "", DEFAULT_EFFORT):
+        fields["effort"] = c.effort
+    if axis != "max_tokens" and _number(c.max_tokens) is not None:
+        fields["max_tokens"] = _number(c.max_tokens)
+    if axis != "prompt_version" and _text(c.prompt_version):
+        fields["prompt_version"] = _text(c.prompt_version)
+    return BenchRequest.from_values(fields, names=NAMES)
+
+
+@dataclass(frozen=True)
+class Planned:
+    """The request and the sweep's plan, or why neither could be made."""
+
+    request: BenchRequest | None
+    plan: BenchSweepPlan | None
+    problem: str | None = None
+
+
+def plan_for(c: Controls, store: Store | None) -> Planned:
+    """Plan what the controls say (never raises on the user's input)."""
+    try:
+        request = request_for(c)
+        plan = plan_bench_sweep(request, c.axis_name, c.axis_values(), store)
+    except UserError as exc:
+        return Planned(None, None, str(exc))
+    return Planned(request, plan)
+
+
+def spends(plan: BenchSweepPlan) -> bool:
+    """Whether the sweep may spend money: a model of some setting (any role) is not free to
+    call (:attr:`Price.free <sweepbench.money.prices.Price.free>`: $0 and no operator key), or
+    has no price at all."""
+    for setting in plan.settings:
+        for model in setting.prepared.plan.config.models.values():
+            try:
+                price = price_for(model_info(model))
+            except SweepbenchError:
+                return True
+            if price is None or not price.free:
+                return True
+    return False
+
+
+def value_choices(axis: str, benchmark: str | None, data: str | None) -> list[str]:
+    """The suggestions of the values box for an axis (any value may be typed)."""
+    if axis == "model":
+        return list(dict.fromkeys(o.id for o in offered_models()))
+    if axis == "effort":
+        return [e for e in EFFORT_LEVELS if e != "none"]
+    if axis == "max_tokens":
+        return list(BUDGET_SUGGESTIONS)
+    try:
+        request = BenchRequest.from_values(
+            {"benchmark": _text(benchmark) or DEFAULT_BENCHMARK, "data": _text(data),
+             "models": {"target": default_model()}}
+        )  # fmt: skip
+        return list(load(request).versions)
+    except UserError:
+        return []
+
+
+def values_label(axis: str) -> str:
+    """The values box's label."""
+    return f"{AXIS_WORDS.get(axis, axis).capitalize()} to compare"
+
+
+def controls_layout(c: Controls) -> Any:
+    """The controls, holding ``c`` (a reopened sweep's settings, or the defaults)."""
+    axis = c.axis_name
+    models = list(dict.fromkeys(o.id for o in offered_models()))
+    efforts = [{"value": DEFAULT_EFFORT, "label": "each model's default"}] + [
+        {"value": e, "label": e} for e in EFFORT_LEVELS
+    ]
+    presets = [{"value": p.name, "label": p.title} for p in PRESETS.values()]
+    return dmc.Stack(
+        gap="sm",
+        children=[
+            dmc.Group(
+                align="flex-end",
+                children=[
+                    dmc.TextInput(
+                        id="bs-benchmark",
+                        label="Benchmark",
+                        value=c.benchmark or "",
+                        description="sample, elbench, or the path of your own declaration",
+                        w=320,
+                    ),
+                    dmc.TextInput(
+                        id="bs-data",
+                        label="Data folder",
+                        value=c.data or "",
+                        description="for a benchmark whose data is not shipped (ELBench)",
+                        w=280,
+                    ),
+                    dmc.Select(
+                        id="bs-preset",
+                        label="Preset",
+                        data=presets,
+                        value=c.preset or "full",
+                        w=230,
+                    ),
+                ],
+            ),
+            dmc.Checkbox(
+                id="bs-paper",
+                checked=bool(c.paper),
+                label="Include the region-specific sets (off by default, as in ELBench's own "
+                "core scope)",
+            ),
+            dmc.Group(
+                align="flex-end",
+                children=[
+                    dmc.TextInput(
+                        id="bs-tasks",
+                        label="Tasks",
+                        value=c.tasks or "",
+                        description="comma-separated task ids (empty: all)",
+                        w=280,
+                    ),
+                    dmc.NumberInput(
+                        id="bs-per-task",
+                        label="Per task",
+                        value=c.per_task or "",
+                        min=1,
+                        allowDecimal=False,
+                        w=120,
+                    ),
+                    dmc.NumberInput(
+                        id="bs-max-items",
+                        label="Max items",
+                        value=c.max_items or "",
+                        min=1,
+                        allowDecimal=False,
+                        w=120,
+                    ),
+                    dmc.Autocomplete(
+                        id="bs-judge",
+                        label="Judge",
+                        data=models,
+                        value=c.judge or "",
+                        w=320,
+                        description="for judged tasks (empty: none)",
+                    ),
+                ],
+            ),
+            dmc.SegmentedControl(
+                id="bs-axis",
+                value=axis,
+                data=[{"value": a, "label": AXIS_LABELS[a]} for a in AXES],
+            ),
+            dmc.TagsInput(
+                id="bs-values",
+                label=values_label(axis),
+                description="Pick from the list or type a value, then Enter.",
+                data=value_choices(axis, c.benchmark, c.data),
+                value=list(c.values or []),
+                clearable=True,
+                acceptValueOnBlur=True,
+            ),
+            dmc.Group(
+                align="flex-end",
+                children=[
+                    html.Div(
+                        dmc.Autocomplete(
+                            id="bs-model", label="Model", data=models, value=c.model or "", w=380
+                        ),
+                        id="bs-wrap-model",
+                        style=HIDDEN if axis == "model" else SHOWN,
+                    ),
+                    html.Div(
+                        dmc.Select(
+                            id="bs-effort",
+                            label="Effort",
+                            data=efforts,
+                            value=c.effort or DEFAULT_EFFORT,
+                            w=200,
+                        ),
+                        id="bs-wrap-effort",
+                        style=HIDDEN if axis == "effort" else SHOWN,
+                    ),
+                    html.Div(
+                        dmc.NumberInput(
+                            id="bs-max-tokens",
+                            label="Max tokens",
+                            value=c.max_tokens or "",
+                            min=1,
+                            allowDecimal=False,
+                            thousandSeparator=",",
+                            w=150,
+                        ),
+                        id="bs-wrap-max-tokens",
+                        style=HIDDEN if axis == "max_tokens" else SHOWN,
+                    ),
+                    html.Div(
+                        dmc.TextInput(
+                            id="bs-prompt-version",
+                            label="Prompt version",
+                            value=c.prompt_version or "",
+                            w=160,
+                        ),
+                        id="bs-wrap-prompt-version",
+                        style=HIDDEN if axis == "prompt_version" else SHOWN,
+                    ),
+                    dmc.TextInput(
+                        id="bs-limit",
+                        label="Limit (USD, the whole sweep)",
+                        value=c.limit or "",
+                        w=200,
+                        description="empty: no limit beyond the host's ceilings",
+                    ),
+                ],
+            ),
+            dmc.Group(
+                [
+                    dmc.Checkbox(
+                        id="bs-accept-unpriced",
+                        checked=bool(c.accept_unpriced),
+                        label="Run a model that has no listed price",
+                    ),
+                    dmc.Checkbox(
+                        id="bs-confirm",
+                        checked=False,
+                        label="I agree to spend up to the high estimate",
+                    ),
+                ]
+            ),
+        ],
+    )
+
+
+def controls_from_request(request: dict[str, Any], axis: str, values: list[str]) -> Controls:
+    """A stored sweep's held request and values as the controls show them."""
+    models = request.get("models") or {}
+    tasks = request.get("tasks") or ()
+
+    def text(key: str) -> str | None:
+        value = request.get(key)
+        return None if value in (None, "") else str(value)
+
+    return Controls(
+        benchmark=text("benchmark") or DEFAULT_BENCHMARK,
+        data=text("data"),
+        preset=text("preset") or "full",
+        paper=request.get("scope") == "paper",
+        tasks=", ".join(tasks) if isinstance(tasks, list | tuple) else str(tasks),
+        per_task=request.get("per_task"),
+        max_items=request.get("max_items"),
+        judge=models.get("judge"),
+        axis=axis,
+        values=values,
+        model=models.get("target") if axis != "model" else None,
+        effort=text("effort") or DEFAULT_EFFORT,
+        max_tokens=request.get("max_tokens") if axis != "max_tokens" else None,
+        prompt_version=text("prompt_version") if axis != "prompt_version" else None,
+        limit=text("limit"),
+        accept_unpriced=bool(request.get("accept_unpriced")),
+    )

@@ -1,0 +1,96 @@
+"""The benchmark sweeps this app is running: each one's runner, hosted on the app's background
+loop (:attr:`WebContext.supervisor`), so a sweep goes on when the tab that started it closes.
+
+One registry per app (keyed by its supervisor, nothing global across apps): the Benchmark
+sweep page finds a running sweep's live counters here, and a stored sweep (finished, or run by
+another process) in the store."""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+from sweepbench.bench.sweep_run import BenchSweepRunner, SweepOutcome
+from sweepbench.engine.supervisor import Supervisor
+from sweepbench.errors import UserError
+from sweepbench.web.context import WebContext
+
+
+@dataclass
+class LiveSweep:
+    """One sweep started from a page in this process."""
+
+    runner: BenchSweepRunner
+    future: Future[Any]
+    stopping: bool = False
+
+    @property
+    def done(self) -> bool:
+        """Its session ended (finished, stopped, paused at a limit or failed)."""
+        return self.future.done()
+
+    def outcome(self) -> SweepOutcome | None:
+        """How it ended (None: still running, or it failed: see :meth:`problem`)."""
+        if not self.future.done() or self.future.exception() is not None:
+            return None
+        result = self.future.result()
+        return result if isinstance(result, SweepOutcome) else None
+
+    def problem(self) -> str | None:
+        """Why the session failed, if it raised."""
+        if not self.future.done():
+            return None
+        error = self.future.exception()
+        return None if error is None else f"{type(error).__name__}: {error}"
+
+
+class LiveSweeps:
+    """The sweeps one app hosts, by sweep id."""
+
+    def __init__(self, supervisor: Supervisor) -> None:
+        self.supervisor = supervisor
+        self._lock = threading.Lock()
+        self._live: dict[str, LiveSweep] = {}
+
+    def start(self, runner: BenchSweepRunner) -> LiveSweep:
+        """Host ``runner.run()`` on the background loop; UserError when this sweep is running
+        already (the same settings continue the same sweep)."""
+        with self._lock:
+            current = self._live.get(runner.sweep_id)
+            if current is not None and not current.done:
+                raise UserError(f"sweep {runner.sweep_id} is running already")
+            live = LiveSweep(runner, self.supervisor.submit(runner.run()))
+            self._live[runner.sweep_id] = live
+            return live
+
+    def get(self, sweep_id: str | None) -> LiveSweep | None:
+        """The sweep hosted here under ``sweep_id`` (None: not started in this process)."""
+        if not sweep_id:
+            return None
+        with self._lock:
+            return self._live.get(sweep_id)
+
+    def stop(self, sweep_id: str | None) -> bool:
+        """Stop every setting of a running sweep (answers kept); False when none runs."""
+        live = self.get(sweep_id)
+        if live is None or live.done:
+            return False
+        live.stopping = True
+        self.supervisor.call(live.runner.stop)
+        return True
+
+
+_REGISTRIES: weakref.WeakKeyDictionary[Supervisor, LiveSweeps] = weakref.WeakKeyDictionary()
+_REGISTRIES_LOCK = threading.Lock()
+
+
+def live_sweeps(context: WebContext) -> LiveSweeps:
+    """The registry of ``context``'s app (one per supervisor, made on first use)."""
+    with _REGISTRIES_LOCK:
+        found = _REGISTRIES.get(context.supervisor)
+        if found is None:
+            found = _REGISTRIES[context.supervisor] = LiveSweeps(context.supervisor)
+        return found
