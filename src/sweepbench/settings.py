@@ -6,10 +6,15 @@ Keys are read at call time, never at import, and never written anywhere.
 from __future__ import annotations
 
 import os
+import threading
 import tomllib
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import platformdirs
@@ -188,8 +193,47 @@ def load_config() -> Config:
     return _load_config(path, path.stat().st_mtime)
 
 
+_RUN_KEYS: ContextVar[Mapping[str, str]] = ContextVar(
+    "sweepbench_run_keys", default=MappingProxyType({})
+)
+"""Keys given for one run only (provider → key): set by :func:`run_keys` in the run's own
+context, so only the calls made in that context (and the tasks it creates) see them."""
+_LIVE_RUN_KEYS: list[str] = []
+"""Every key held by a :func:`run_keys` block now, for the scrubber (one entry per block)."""
+_LIVE_LOCK = threading.Lock()
+MIN_RUN_KEY_CHARS = 8
+"""A run key shorter than this is refused: the scrubber ignores such short strings."""
+
+
+@contextmanager
+def run_keys(keys: Mapping[str, str]) -> Iterator[None]:
+    """Use ``keys`` (provider → key) for the calls made in this context only — a run started
+    from the web page with a visitor's key: :func:`provider_key` answers them first, and while
+    the block lasts :func:`secret_values` lists them, so every message and row is scrubbed of
+    them. Nothing is written or put in the process environment; other contexts (other runs,
+    other requests) never see them. A key shorter than :data:`MIN_RUN_KEY_CHARS` is a
+    ValueError."""
+    held = {p: k.strip() for p, k in keys.items() if k and k.strip()}
+    if any(len(k) < MIN_RUN_KEY_CHARS for k in held.values()):
+        raise ValueError(f"a key is at least {MIN_RUN_KEY_CHARS} characters long")
+    token = _RUN_KEYS.set(MappingProxyType({**_RUN_KEYS.get(), **held}))
+    with _LIVE_LOCK:
+        _LIVE_RUN_KEYS.extend(held.values())
+    try:
+        yield
+    finally:
+        _RUN_KEYS.reset(token)
+        with _LIVE_LOCK:
+            for key in held.values():
+                _LIVE_RUN_KEYS.remove(key)
+
+
 def provider_key(provider: str) -> str | None:
-    """The key for a provider: its environment variables first, then the config's [keys]."""
+    """The key for a provider: a key given for this run (:func:`run_keys`) first, then its
+    environment variables, then the config's [keys]."""
+    given = _RUN_KEYS.get().get(provider)
+    if given:
+        return given
     for var in KEY_VARIABLES.get(provider, ()):
         value = os.environ.get(var)
         if value:
@@ -216,7 +260,8 @@ _SECRET_SUFFIXES = ("_API_KEY", "_AUTH_TOKEN", "_TOKEN", "_SECRET")
 
 def secret_values() -> list[str]:
     """Every key this process could send: the providers' keys (environment and config file),
-    endpoint keys, and any other ``*_API_KEY`` / ``*_TOKEN`` variable. Longest first."""
+    endpoint keys, keys held for live runs (:func:`run_keys`), and any other ``*_API_KEY`` /
+    ``*_TOKEN`` variable. Longest first."""
     from urllib.parse import quote
 
     try:
@@ -236,7 +281,9 @@ def secret_values() -> list[str]:
         key = getattr(endpoint, "api_key", None)
         if isinstance(key, str) and key:
             found.add(key)
-    found = {v.strip() for v in found if len(v.strip()) >= 8}
+    with _LIVE_LOCK:
+        found.update(_LIVE_RUN_KEYS)
+    found = {v.strip() for v in found if len(v.strip()) >= MIN_RUN_KEY_CHARS}
     found |= {quote(v, safe="") for v in found}
     return sorted(found, key=len, reverse=True)
 

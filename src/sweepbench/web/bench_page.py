@@ -1,0 +1,722 @@
+"""The Run a benchmark page (spec benchmarks §5–§12, §19): choose a benchmark and a model,
+estimate the cost (the same text as ``bench estimate``), run it in the background with a key
+used only for that run, watch its progress, stop it, continue it, read its results and
+download what ``bench export`` writes.
+
+The rules are the library's (:mod:`sweepbench.bench.request`: ``prepare``, ``start_check``);
+the callbacks fill a ``BenchRequest`` and render the answers. Runs are hosted by
+:mod:`sweepbench.web.bench_run_host`. The typed key is read only by the Run callback, handed to
+the run's own context, and cleared from the field; no callback sends it back."""
+
+from __future__ import annotations
+
+import base64
+import json
+import tempfile
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+import dash_mantine_components as dmc
+from dash import Dash, Input, Output, State, ctx, dcc, html, no_update
+
+from sweepbench.bench.catalog import PRESETS
+from sweepbench.bench.items import Benchmark, Scope
+from sweepbench.bench.report import export_run, load_report
+from sweepbench.bench.request import BenchRequest, load, parse_usd, prepare, start_check
+from sweepbench.bench.results import detailed_rows, format_money, format_score
+from sweepbench.bench.results_text import outcome_text, scores_line
+from sweepbench.bench.resume import PreparedRun
+from sweepbench.bench.wording import estimate_lines
+from sweepbench.errors import SweepbenchError, UserError
+from sweepbench.models.providers import provider
+from sweepbench.models.registry import listed_models, split_id, uses_operator_key
+from sweepbench.money.prices import price_for
+from sweepbench.settings import MIN_RUN_KEY_CHARS, provider_key, run_keys, scrub
+from sweepbench.web.bench_run_host import BenchRunHost, host_for
+from sweepbench.web.context import WebContext
+
+DEFAULT_MODEL = "scripted/guess"
+DEFAULT_LIMIT = "5"
+TICK_MS = 1000
+KEY_NOTE = "Used only for this run. Never saved or shown."
+LIMIT_NOTE = "The run pauses here and keeps its progress. Leave empty for no limit."
+CONFIRM_LABEL = "Charge my key for this run, up to my spending limit"
+NO_SHARED_PLACE = (
+    "No shared leaderboard is configured on this server, so results stay in this server's "
+    "store (see Leaderboard)."
+)
+BENCHMARKS = [
+    ("sample", "sweepbench sample"),
+    ("sample-teaching", "Sample teaching dialogues"),
+    ("elbench", "ELBench (your copy of its data)"),
+    ("declaration", "Your own declaration (a .yaml or .py path)"),
+]
+DOWNLOADS = [
+    ("answers", "answers.jsonl", "Answers"),
+    ("failures", "failures.jsonl", "Failures"),
+    ("spend", "spend.jsonl", "Spend"),
+    ("summary-csv", "summary.csv", "Summary (CSV)"),
+    ("summary-json", "summary.json", "Summary (JSON)"),
+    ("dialogues", "dialogues.jsonl", "Dialogues"),
+]
+"""Download button id suffix, the file ``export_run`` writes, the button's label."""
+
+FIELDS = [
+    "bp-benchmark", "bp-declaration", "bp-data", "bp-model", "bp-preset", "bp-scope",
+    "bp-limit", "bp-judge", "bp-decision", "bp-separate-student", "bp-student",
+    "bp-limit-target", "bp-limit-judge", "bp-limit-student", "bp-areas", "bp-tasks",
+    "bp-skills", "bp-per-task", "bp-max-items", "bp-concurrency", "bp-resume", "bp-unpriced",
+    "bp-max-tokens",
+]  # fmt: skip
+"""Every setting of the request, in the order :func:`request_values` reads them. The key is
+not one of them: only the Run callback reads it."""
+PROPERTY = {
+    "bp-scope": "checked", "bp-decision": "checked", "bp-separate-student": "checked",
+    "bp-resume": "checked", "bp-unpriced": "checked",
+}  # fmt: skip
+
+
+# -- the request -------------------------------------------------------------------------------
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value).strip()
+
+
+def _int(value: Any, name: str) -> int | None:
+    text = _text(value)
+    if not text:
+        return None
+    try:
+        return int(text.replace(",", ""))
+    except ValueError:
+        raise UserError(f"{name}: a whole number, not {text!r}") from None
+
+
+def _usd(value: Any, name: str) -> Decimal | None:
+    """Empty, ≤ 0 or… a limit is none when empty; otherwise the one money parser's answer."""
+    text = _text(value)
+    if not text:
+        return None
+    amount = parse_usd(text, name)
+    return amount if amount > 0 else None
+
+
+def benchmark_name(choice: Any, declaration: Any) -> str:
+    """The ``BenchRequest.benchmark`` of the benchmark choice."""
+    chosen = _text(choice) or "sample"
+    if chosen == "declaration":
+        path = _text(declaration)
+        if not path:
+            raise UserError("Give the path of your benchmark declaration (.yaml or .py).")
+        return path
+    return chosen
+
+
+def request_values(values: dict[str, Any], *, confirmed: bool = False) -> dict[str, Any]:
+    """The fields of a ``BenchRequest`` from the page's settings (``values``: id → value);
+    a UserError names the field that is wrong."""
+    models = {"target": _text(values["bp-model"])}
+    if not models["target"]:
+        raise UserError("Choose the model you want to test.")
+    if _text(values["bp-judge"]):
+        models["judge"] = _text(values["bp-judge"])
+    if values["bp-separate-student"]:
+        if not _text(values["bp-student"]):
+            raise UserError("Choose the simulated student under Advanced settings.")
+        models["student"] = _text(values["bp-student"])
+    roles = {
+        role: _usd(values[f"bp-limit-{role}"], f"Limit for the {word}")
+        for role, word in (("target", "model under test"), ("judge", "judge"),
+                           ("student", "simulated student"))
+    }  # fmt: skip
+    data = _text(values["bp-data"])
+    return {
+        "benchmark": benchmark_name(values["bp-benchmark"], values["bp-declaration"]),
+        "data": Path(data).expanduser() if data and values["bp-benchmark"] == "elbench" else None,
+        "preset": _text(values["bp-preset"]) or "full",
+        "scope": "paper" if values["bp-scope"] else "core",
+        "areas": _text(values["bp-areas"]),
+        "tasks": _text(values["bp-tasks"]),
+        "skills": _text(values["bp-skills"]),
+        "per_task": _int(values["bp-per-task"], "Questions per task"),
+        "max_items": _int(values["bp-max-items"], "Stop after this many questions"),
+        "models": models,
+        "max_tokens": _int(values["bp-max-tokens"], "Answer length limit"),
+        "decision_judge": bool(values["bp-decision"]),
+        "limit": _usd(values["bp-limit"], "Spending limit"),
+        "role_limits": {r: v for r, v in roles.items() if v is not None},
+        "concurrency": _int(values["bp-concurrency"], "Requests at once") or 8,
+        "resume": bool(values["bp-resume"]),
+        "accept_unpriced": bool(values["bp-unpriced"]),
+        "confirmed": confirmed,
+    }
+
+
+NAMES = {
+    "benchmark": "Benchmark", "data": "Data folder", "preset": "Preset", "scope": "Scope",
+    "areas": "Areas", "tasks": "Tasks", "skills": "Only these skills",
+    "per_task": "Questions per task", "max_items": "Stop after this many questions",
+    "models": "Models", "max_tokens": "Answer length limit", "limit": "Spending limit",
+    "role_limits": "Limits per role", "concurrency": "Requests at once",
+}  # fmt: skip
+
+
+def build_request(values: dict[str, Any], *, confirmed: bool = False) -> BenchRequest:
+    """The request the page's settings make (UserError, scrubbed, when they are wrong)."""
+    return BenchRequest.from_values(request_values(values, confirmed=confirmed), names=NAMES)
+
+
+def _target_provider(model: str) -> str | None:
+    try:
+        return split_id(model)[0]
+    except UserError:
+        return None
+
+
+def _spends(prepared: PreparedRun, request: BenchRequest, key: str) -> bool:
+    """Whether starting this run may spend money (so the gate applies): a key was given, a
+    model is called with an operator's key, or the plan has a price above $0 or none."""
+    plan = prepared.plan
+    if key or plan.needs_price_ack or bool(plan.high):
+        return True
+    return any(uses_operator_key(p) for m in request.models.values() if (p := _target_provider(m)))
+
+
+# -- rendering ---------------------------------------------------------------------------------
+
+
+def _lines(lines: list[str], id_: str) -> Any:
+    return html.Div([dmc.Text(line, size="sm") for line in lines], id=id_)
+
+
+def _alert(text: str, colour: str = "red", title: str | None = None) -> Any:
+    return dmc.Alert(text, color=colour, title=title, id="bp-refusal")
+
+
+def _refusal(reasons: list[str] | tuple[str, ...]) -> Any:
+    return dmc.Alert(
+        [dmc.Text("This run can't start yet:", size="sm"),
+         html.Ul([html.Li(scrub(r)) for r in reasons])],
+        color="red", id="bp-refusal",
+    )  # fmt: skip
+
+
+def estimate_view(prepared: PreparedRun) -> Any:
+    """The estimate's lines (``estimate_lines``, web wording) and the Technical details."""
+    from sweepbench.cli.bench_options import plan_json  # the same plan ``--json`` prints
+
+    details = plan_json(prepared)
+    details.pop("text", None)
+    return html.Div(
+        [
+            dmc.Text(f"Your key: {KEY_NOTE}", size="sm", c="dimmed", id="bp-key-note"),
+            _lines([scrub(line) for line in estimate_lines(prepared, surface="web")],
+                   "bp-estimate-lines"),
+            dmc.Accordion(
+                dmc.AccordionItem(
+                    [dmc.AccordionControl("Technical details"),
+                     dmc.AccordionPanel(html.Pre(
+                         scrub(json.dumps(details, indent=2, ensure_ascii=False, default=str)),
+                         id="bp-details", style={"fontSize": "12px", "whiteSpace": "pre-wrap"},
+                     ))],
+                    value="details",
+                ),
+            ),
+        ]
+    )  # fmt: skip
+
+
+def progress_text(p: Any) -> str:
+    """ "Running… 412 answers scored, 3 hit errors. Spent so far: $0.41 of your $5.00
+    limit. Every finished answer is saved as it completes." (spec §8.2)."""
+    verb = "Continuing…" if p.resumed else "Running…"
+    errors = f", {p.failed:,} hit errors" if p.failed else ""
+    limit = f" of your {format_money(p.limit)} limit" if p.limit is not None else ""
+    return (
+        f"{verb} {p.scored:,} answers scored{errors}. Spent so far: {format_money(p.spent)}"
+        f"{limit}. Every finished answer is saved as it completes."
+    )
+
+
+def outcome_view(context: WebContext, host: BenchRunHost, run_id: str) -> Any:
+    """The outcome (spec §8.3), the scores line, publishing, the run id, Detailed results and
+    the downloads of a run that has ended."""
+    report = load_report(context.store, run_id)
+    heading, body = outcome_text(
+        report.outcome, scored=report.scored, errors=report.errors, spent=report.spent,
+        reason=scrub(report.run.reason) if report.run.reason else None, surface="web",
+    )  # fmt: skip
+    hosted = host.hosted(run_id)
+    extra = [dmc.Text(hosted.error, size="sm", c="red")] if hosted and hosted.error else []
+    rows = [
+        html.Tr([html.Td(r.group), html.Td(r.name), html.Td(f"{r.count:,}"),
+                 html.Td(f"{r.mean_score:.3f}"), html.Td(f"{r.pass_rate * 100:.1f}%"),
+                 html.Td("" if r.score_100 is None else format_score(r.score_100)),
+                 html.Td("" if r.ci95_100 is None else
+                         f"{format_score(r.ci95_100[0])}–{format_score(r.ci95_100[1])}")])
+        for r in detailed_rows(report.summary)
+    ]  # fmt: skip
+    head = ["Group", "Name", "Count", "Mean score", "Pass rate", "Score", "95% range"]
+    has_dialogues = any(r["task"] in _dialogue_tasks(report.benchmark) for r in report.rows)
+    buttons = [  # every button, always (a callback waits for all its inputs to exist)
+        dmc.Button(
+            label, id=f"bp-dl-{suffix}", variant="light", size="xs",
+            style=None if suffix != "dialogues" or has_dialogues else {"display": "none"},
+        )
+        for suffix, _name, label in DOWNLOADS
+    ]  # fmt: skip
+    return html.Div(
+        [
+            dmc.Alert(body, title=heading, color=_colour(report.outcome), id="bp-outcome"),
+            *extra,
+            dmc.Text(scores_line(report.summary), size="sm", id="bp-scores"),
+            dmc.Text("Not saved to the shared leaderboard: " + NO_SHARED_PLACE, size="sm"),
+            dmc.Text(f"Run id: {report.run.id}", size="xs", c="dimmed", id="bp-run-label"),
+            dmc.Accordion(
+                dmc.AccordionItem(
+                    [dmc.AccordionControl("Detailed results"),
+                     dmc.AccordionPanel(dmc.Table(
+                         [html.Thead(html.Tr([html.Th(h) for h in head])), html.Tbody(rows)],
+                         id="bp-results",
+                     ))],
+                    value="results",
+                ),
+                value="results",
+            ),
+            dmc.Group(buttons, id="bp-downloads", gap="xs", mt="sm"),
+        ]
+    )  # fmt: skip
+
+
+def _dialogue_tasks(benchmark: Benchmark) -> set[str]:
+    from sweepbench.bench.dialogue.scenario import is_dialogue
+
+    return {t.id for t in benchmark.tasks if is_dialogue(t)}
+
+
+def _colour(outcome: str) -> str:
+    return {"completed": "green", "paused_budget": "yellow"}.get(outcome, "orange")
+
+
+def _state_view(
+    context: WebContext, host: BenchRunHost, run_id: str | None
+) -> tuple[Any, str, bool]:
+    """The status area of a run: its progress while it goes on, its outcome once it ends.
+    Returns (children, state, tick disabled)."""
+    if not run_id:
+        return [], "idle", True
+    progress = host.progress(run_id)
+    if progress is None:
+        return dmc.Alert(f"No benchmark run {run_id!r}.", color="yellow"), "missing", True
+    if progress.running:
+        return dmc.Text(progress_text(progress), size="sm", id="bp-progress"), "running", False
+    return outcome_view(context, host, run_id), "ended", True
+
+
+# -- the page ----------------------------------------------------------------------------------
+
+
+def _known_models(max_price: Any, max_size: Any) -> tuple[list[str], int]:
+    """The listed model ids within the filters (price: $ per 1M input tokens; size: billions
+    of parameters), and how many there are in all."""
+    infos = listed_models()
+    shown: list[str] = []
+    for info in infos:
+        if _text(max_price):
+            price = price_for(info)
+            try:
+                if price is None or price.input > Decimal(_text(max_price)):
+                    continue
+            except ArithmeticError:
+                pass
+        if _text(max_size):
+            try:
+                if info.size_b is None or info.size_b > float(_text(max_size)):
+                    continue
+            except ValueError:
+                pass
+        shown.append(info.id)
+    return list(dict.fromkeys(shown)), len({i.id for i in infos})
+
+
+def _preset_options(benchmark: Benchmark | None, paper: bool) -> list[Any]:
+    scope: Scope = "paper" if paper else "core"
+    return [
+        dmc.Radio(
+            label=p.label(benchmark, scope) if benchmark is not None else p.title,
+            value=name, id=f"bp-preset-{name}",
+        )
+        for name, p in PRESETS.items()
+    ]  # fmt: skip
+
+
+def _load(choice: Any, declaration: Any, data: Any) -> tuple[Benchmark | None, str | None]:
+    try:
+        name = benchmark_name(choice, declaration)
+        folder = _text(data)
+        path = Path(folder).expanduser() if folder and choice == "elbench" else None
+        return load(BenchRequest(benchmark=name, data=path, models={"target": "x/y"})), None
+    except (SweepbenchError, OSError, ValueError) as exc:
+        return None, scrub(str(exc))
+
+
+def _elbench_loadable(data: Any) -> bool:
+    return bool(_text(data)) and _load("elbench", None, data)[0] is not None
+
+
+def _reopened(host: BenchRunHost, search: str) -> str | None:
+    asked = parse_qs(search.lstrip("?")).get("run", [None])[0]
+    if asked:
+        return asked
+    live = host.live()
+    return live[-1] if live else None
+
+
+def layout(context: WebContext, search: str) -> Any:
+    """The page; a run going on here (or ``?run=ID``) is shown with its progress and Stop."""
+    host = host_for(context.store, context.supervisor)
+    run_id = _reopened(host, search)
+    benchmark, _problem = _load("sample", None, None)
+    models, total = _known_models(None, None)
+    text = {"size": "sm"}
+    advanced = [
+        dmc.TextInput(id="bp-judge", label="Judge model", placeholder="provider/model"),
+        dmc.Checkbox(
+            id="bp-decision",
+            label="Use a decision model as the judge (cheaper "
+            "verdict-only models; not the paper's setup)",
+            checked=False,
+        ),
+        dmc.Checkbox(
+            id="bp-separate-student",
+            checked=False,
+            label="Use a separate model as the simulated student",
+        ),
+        dmc.TextInput(id="bp-student", label="Simulated student", placeholder="provider/model"),
+        dmc.Group(
+            [
+                dmc.TextInput(id="bp-limit-target", label="Limit: model under test ($)"),
+                dmc.TextInput(id="bp-limit-judge", label="Limit: judge ($)"),
+                dmc.TextInput(id="bp-limit-student", label="Limit: simulated student ($)"),
+            ]
+        ),
+        dmc.TextInput(id="bp-areas", label="Areas (comma-separated; an area selects its tasks)"),
+        dmc.TextInput(id="bp-tasks", label="Tasks (comma-separated)"),
+        dmc.TextInput(id="bp-skills", label="Only these skills (empty = all)"),
+        dmc.Group(
+            [
+                dmc.TextInput(id="bp-per-task", label="Questions per task"),
+                dmc.TextInput(id="bp-max-items", label="Stop after this many questions"),
+                dmc.TextInput(
+                    id="bp-concurrency",
+                    label="Requests at once (1–100)",
+                    value="8",
+                    description="Higher is faster but more likely to hit rate limits.",
+                ),
+                dmc.TextInput(
+                    id="bp-max-tokens", label="Answer length limit (tokens)", placeholder="8,192"
+                ),
+            ]
+        ),
+        dmc.Checkbox(
+            id="bp-resume", checked=True, label="Continue an unfinished run with the same settings"
+        ),
+        dmc.Checkbox(
+            id="bp-unpriced", checked=False, label="Run even though this model has no listed price"
+        ),
+    ]
+    return dmc.Stack(
+        [
+            dmc.Title("Run a benchmark", order=2),
+            dmc.Group(
+                [
+                    dmc.Select(
+                        id="bp-benchmark",
+                        label="Benchmark",
+                        value="sample",
+                        data=[
+                            {"value": v, "label": lbl, "disabled": v == "elbench"}
+                            for v, lbl in BENCHMARKS
+                        ],
+                        allowDeselect=False,
+                    ),
+                    dmc.TextInput(
+                        id="bp-declaration",
+                        label="Declaration path",
+                        placeholder="my-benchmark.yaml",
+                    ),
+                    dmc.TextInput(
+                        id="bp-data",
+                        label="ELBench data folder",
+                        placeholder="PATH/benchmark_root",
+                        description="ELBench is offered once its data loads from here.",
+                    ),
+                ],
+                align="flex-start",
+            ),
+            dmc.Text(id="bp-benchmark-note", size="sm", c="red"),
+            dmc.PasswordInput(
+                id="bp-key", label="API key", description=KEY_NOTE, autoComplete="off"
+            ),
+            dmc.Text(id="bp-key-provider", size="xs", c="dimmed"),
+            dmc.Autocomplete(
+                id="bp-model",
+                label="Model under test (type any provider/model id)",
+                value=DEFAULT_MODEL,
+                data=models,
+                limit=50,
+            ),
+            dmc.Group(
+                [
+                    dmc.TextInput(id="bp-max-price", label="Max input price ($ per 1M tokens)"),
+                    dmc.TextInput(id="bp-max-size", label="Max size (billions of parameters)"),
+                ]
+            ),
+            dmc.Text(f"Showing {len(models)} of {total} models.", id="bp-picker-note", **text),
+            dmc.RadioGroup(
+                dmc.Stack(_preset_options(benchmark, False), gap=4),
+                id="bp-preset",
+                value="full",
+                label="What to run",
+            ),
+            dmc.Checkbox(id="bp-scope", label="Include the region-specific sets", checked=False),
+            dmc.TextInput(
+                id="bp-limit",
+                label="Spending limit ($)",
+                value=DEFAULT_LIMIT,
+                description=LIMIT_NOTE,
+            ),
+            dmc.Checkbox(
+                id="bp-publish",
+                checked=False,
+                disabled=True,
+                label="Add my results to the shared leaderboard",
+            ),
+            dmc.Text(NO_SHARED_PLACE, id="bp-publish-note", size="xs", c="dimmed"),
+            dmc.Accordion(
+                dmc.AccordionItem(
+                    [
+                        dmc.AccordionControl("Advanced settings", id="bp-advanced"),
+                        dmc.AccordionPanel(dmc.Stack(advanced, gap="xs")),
+                    ],
+                    value="advanced",
+                )
+            ),
+            dmc.Group([dmc.Button("Estimate cost", id="bp-estimate-button", variant="light")]),
+            html.Div(id="bp-estimate"),
+            dmc.Checkbox(id="bp-confirm", label=CONFIRM_LABEL, checked=False),
+            dmc.Group(
+                [
+                    dmc.Button("Run", id="bp-run"),
+                    dmc.Button(
+                        "Stop", id="bp-stop", color="red", variant="light", disabled=run_id is None
+                    ),
+                ]
+            ),
+            html.Div(id="bp-refusals"),
+            html.Div(id="bp-status", **{"data-state": "idle"}),  # type: ignore[arg-type]
+            dcc.Store(id="bp-run-id", data=run_id),
+            dcc.Interval(id="bp-tick", interval=TICK_MS, disabled=run_id is None),
+            dcc.Download(id="bp-download"),
+        ],
+        gap="sm",
+    )
+
+
+def _values(args: tuple[Any, ...]) -> dict[str, Any]:
+    return dict(zip(FIELDS, args, strict=True))
+
+
+def register(app: Dash, context: WebContext) -> None:
+    """The page's callbacks."""
+    host = host_for(context.store, context.supervisor)
+    settings = [State(f, PROPERTY.get(f, "value")) for f in FIELDS]
+
+    @app.callback(
+        Output("bp-model", "data"),
+        Output("bp-picker-note", "children"),
+        Input("bp-max-price", "value"),
+        Input("bp-max-size", "value"),
+        prevent_initial_call=True,
+    )
+    def on_filters(max_price: Any, max_size: Any) -> tuple[list[str], str]:
+        models, total = _known_models(max_price, max_size)
+        return models, f"Showing {len(models)} of {total} models."
+
+    @app.callback(
+        Output("bp-key-provider", "children"),
+        Input("bp-model", "value"),
+    )
+    def on_model(model: Any) -> str:
+        name = _target_provider(_text(model))
+        if name is None:
+            return "The key is for the provider of the model under test."
+        entry = provider(name)
+        if entry.needs != "key":
+            return f"{entry.label} models need no key."
+        return f"Your {entry.key_owner} API key (for {name}/… models)."
+
+    @app.callback(
+        Output("bp-preset", "children"),
+        Output("bp-benchmark", "data"),
+        Output("bp-benchmark-note", "children"),
+        Input("bp-benchmark", "value"),
+        Input("bp-declaration", "value"),
+        Input("bp-data", "value"),
+        Input("bp-scope", "checked"),
+        prevent_initial_call=True,
+    )
+    def on_benchmark(choice: Any, declaration: Any, data: Any, paper: Any) -> tuple[Any, ...]:
+        loadable = _elbench_loadable(data)
+        options = [
+            {"value": v, "label": lbl, "disabled": v == "elbench" and not loadable}
+            for v, lbl in BENCHMARKS
+        ]
+        if choice == "declaration" and not _text(declaration):
+            return no_update, options, ""
+        benchmark, problem = _load(choice, declaration, data)
+        note = f"The benchmark data did not load: {problem}" if problem else ""
+        return dmc.Stack(_preset_options(benchmark, bool(paper)), gap=4), options, note
+
+    @app.callback(
+        Output("bp-estimate", "children"),
+        Input("bp-estimate-button", "n_clicks"),
+        *settings,
+        prevent_initial_call=True,
+    )
+    def on_estimate(_clicks: Any, *args: Any) -> Any:
+        """The estimate of the settings (no key needed: nothing is called)."""
+        try:
+            request = build_request(_values(args))
+            benchmark = load(request)
+        except (SweepbenchError, OSError) as exc:
+            return _alert(scrub(str(exc)))
+        prepared = prepare(request, context.store, benchmark=benchmark)
+        return estimate_view(prepared)
+
+    @app.callback(
+        Output("bp-refusals", "children"),
+        Output("bp-run-id", "data"),
+        Output("bp-key", "value"),
+        Input("bp-run", "n_clicks"),
+        State("bp-key", "value"),
+        State("bp-confirm", "checked"),
+        *settings,
+        prevent_initial_call=True,
+    )
+    def on_run(_clicks: Any, key: Any, confirmed: Any, *args: Any) -> tuple[Any, Any, str]:
+        """Refusals (spec §8.1, first match wins) or the run started in the background. The
+        key field is cleared either way; the key is never part of any answer."""
+        message, run_id = start_from_page(context, host, _values(args), _text(key), confirmed)
+        return message, run_id if run_id is not None else no_update, ""
+
+    @app.callback(
+        Output("bp-status", "children"),
+        Output("bp-status", "data-state"),
+        Output("bp-tick", "disabled"),
+        Output("bp-stop", "disabled"),
+        Input("bp-run-id", "data"),
+        Input("bp-tick", "n_intervals"),
+    )
+    def on_tick(run_id: Any, _n: Any) -> tuple[Any, str, bool, bool]:
+        children, state, disabled = _state_view(context, host, run_id)
+        return children, state, disabled, state != "running"
+
+    @app.callback(
+        Output("bp-stop", "children"),
+        Input("bp-stop", "n_clicks"),
+        State("bp-run-id", "data"),
+        prevent_initial_call=True,
+    )
+    def on_stop(_clicks: Any, run_id: Any) -> str:
+        if run_id:
+            host.stop(str(run_id))
+        return "Stop"
+
+    @app.callback(
+        Output("bp-download", "data"),
+        *[Input(f"bp-dl-{suffix}", "n_clicks") for suffix, _n, _l in DOWNLOADS],
+        State("bp-run-id", "data"),
+        prevent_initial_call=True,
+    )
+    def on_download(*args: Any) -> Any:
+        run_id = args[-1]
+        chosen = ctx.triggered_id
+        if not run_id or not isinstance(chosen, str) or not any(args[:-1]):
+            return no_update
+        name = next(n for s, n, _l in DOWNLOADS if f"bp-dl-{s}" == chosen)
+        content = export_file(context, str(run_id), name)
+        if content is None:
+            return no_update
+        return {"content": base64.b64encode(content).decode("ascii"), "base64": True,
+                "filename": f"{run_id}-{name}", "type": None}  # fmt: skip
+
+
+def export_file(context: WebContext, run_id: str, name: str) -> bytes | None:
+    """One file of what ``bench export`` writes for the run (None: it writes no such file)."""
+    with tempfile.TemporaryDirectory(prefix="sweepbench-export-") as folder:
+        paths = export_run(context.store, run_id, Path(folder))
+        for path in paths:
+            if path.name == name:
+                return path.read_bytes()
+    return None
+
+
+def start_from_page(
+    context: WebContext,
+    host: BenchRunHost,
+    values: dict[str, Any],
+    key: str,
+    confirmed: Any,
+) -> tuple[Any, str | None]:
+    """Check and start a run from the page's settings: (what to show, the run id started or
+    None). Refusals follow spec §8.1; the access gate applies to any run that may spend money
+    or is given a key."""
+    try:
+        request = build_request(values, confirmed=bool(confirmed))
+        benchmark = load(request)
+    except UserError as exc:
+        text = scrub(str(exc))
+        if "model you want to test" in text or "simulated student" in text:
+            return _alert(text), None
+        return _alert(f"The benchmark data did not load: {text}"), None
+    except (SweepbenchError, OSError) as exc:
+        return _alert(f"The benchmark data did not load: {scrub(str(exc))}"), None
+    name = _target_provider(request.models["target"])
+    entry = provider(name) if name else None
+    keys = {name: key} if name and key else {}
+    if entry is not None and entry.needs == "key" and not key and not provider_key(entry.name):
+        return _alert(f"Paste your {entry.key_owner} API key first."), None
+    if key and len(key) < MIN_RUN_KEY_CHARS:
+        return _alert("That key is too short: check that it was copied in full."), None
+    with run_keys(keys):  # the plan sees the key as the run will (and its errors are scrubbed)
+        prepared = prepare(request, context.store, benchmark=benchmark)
+        decision = start_check(prepared, request)
+        closed = context.gate.why_closed(None, spends=_spends(prepared, request, key))
+        if closed is not None:
+            return _alert(closed), None
+        if decision.refused:
+            return _refusal(decision.reasons), None
+        if decision.nothing_left:
+            previous = prepared.previous.id if prepared.previous is not None else None
+            return (
+                _alert("Nothing left to run: every selected question is already scored.",
+                       "blue"),
+                previous,
+            )  # fmt: skip
+        if decision.needs_confirmation:
+            up_to = decision.spend_up_to
+            high = "an unknown amount" if up_to is None else format_money(up_to)
+            return _alert(f"Tick “{CONFIRM_LABEL}” to run (up to {high}).", "yellow"), None
+        try:
+            hosted = host.start(prepared, request, keys)
+        except UserError as exc:
+            return _alert(scrub(str(exc))), None
+    keys.clear()
+    return [], hosted.run_id
+
+
+__all__ = ["build_request", "layout", "progress_text", "register", "start_from_page"]

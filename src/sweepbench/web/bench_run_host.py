@@ -1,0 +1,171 @@
+"""Benchmark runs started from the Run a benchmark page, hosted on the app's background loop
+(:attr:`WebContext.supervisor`): a run goes on when its tab closes, and the page reads its
+progress from the store.
+
+A visitor's key reaches only that run's calls: the run's coroutine holds it in a
+:func:`~sweepbench.settings.run_keys` block (the supervisor starts each run in an empty
+context, and the tasks the run creates inherit the block's), and while the block lasts the key
+is on the scrubber's list. It is never written, logged or sent back; when the run ends the
+block ends and the key is dropped."""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from sweepbench.bench.request import BenchRequest
+from sweepbench.bench.resume import PreparedRun
+from sweepbench.bench.run import BenchRunner, RunOutcome
+from sweepbench.bench.storage import BenchStore, run_is_live
+from sweepbench.engine.ratelimit import RateLimits
+from sweepbench.engine.supervisor import Supervisor
+from sweepbench.errors import UserError
+from sweepbench.settings import run_keys, scrub
+from sweepbench.store import Store
+
+START_WAIT_S = 15.0
+"""How long a start waits for its run to be recorded (its id known) before answering."""
+
+
+@dataclass
+class HostedRun:
+    """One run this process hosts."""
+
+    run_id: str
+    resumed: bool
+    runner: BenchRunner | None = None
+    outcome: RunOutcome | None = None
+    error: str | None = None
+    """Why the run could not go on (scrubbed), when it ended on an error."""
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A run's progress as the store has it (spec §8.2)."""
+
+    scored: int
+    failed: int
+    spent: Decimal
+    limit: Decimal | None
+    running: bool
+    resumed: bool
+
+
+class BenchRunHost:
+    """The runs started from one app's page."""
+
+    def __init__(self, store: Store, supervisor: Supervisor) -> None:
+        self.store = store
+        self.supervisor = supervisor
+        self._runs: dict[str, HostedRun] = {}
+        self._lock = threading.Lock()
+
+    def start(
+        self, prepared: PreparedRun, request: BenchRequest, keys: Mapping[str, str]
+    ) -> HostedRun:
+        """Start ``prepared`` in the background with ``keys`` (provider → key) for its calls
+        only; returns once the run is recorded (UserError: it could not start)."""
+        started = threading.Event()
+        box: dict[str, Any] = {}
+        held = dict(keys)  # the coroutine's own copy: the caller drops its reference
+
+        async def host() -> None:
+            with run_keys(held):
+                try:
+                    runner = BenchRunner(
+                        prepared, self.store, concurrency=request.concurrency,
+                        accept_unpriced=request.accept_unpriced,
+                        rate_limits=RateLimits(rpm=request.rpm, tpm=request.tpm),
+                    )  # fmt: skip
+                except Exception as exc:  # refused by the runner: say why, scrubbed
+                    box["error"] = scrub(str(exc))
+                    started.set()
+                    return
+                hosted = HostedRun(runner.run_id, runner.progress.resumed, runner)
+                with self._lock:
+                    self._runs[hosted.run_id] = hosted
+                box["hosted"] = hosted
+                started.set()
+                try:
+                    hosted.outcome = await runner.run()
+                except Exception as exc:  # e.g. another session holds these settings
+                    hosted.error = scrub(f"{exc}")
+                finally:
+                    held.clear()
+                    hosted.runner = None
+                    hosted.done.set()
+
+        self.supervisor.submit(host())
+        if not started.wait(START_WAIT_S):
+            raise UserError("the run did not start in time; open the page again to see it")
+        if "error" in box:
+            raise UserError(box["error"])
+        hosted: HostedRun = box["hosted"]
+        return hosted
+
+    def hosted(self, run_id: str) -> HostedRun | None:
+        """The run this process hosts under ``run_id``."""
+        with self._lock:
+            return self._runs.get(run_id)
+
+    def live(self) -> list[str]:
+        """The ids of the runs going on here now, newest last."""
+        with self._lock:
+            return [r.run_id for r in self._runs.values() if not r.done.is_set()]
+
+    def latest(self) -> str | None:
+        """The newest run started here (live or not)."""
+        with self._lock:
+            return next(reversed(self._runs), None) if self._runs else None
+
+    def stop(self, run_id: str) -> bool:
+        """Ask a live run to stop (finished answers kept); False when none is live here."""
+        hosted = self.hosted(run_id)
+        runner = hosted.runner if hosted is not None else None
+        if runner is None:
+            return False
+        self.supervisor.call(runner.stop)
+        return True
+
+    def progress(self, run_id: str) -> Progress | None:
+        """The run's progress from the store (None: no such run)."""
+        runs = BenchStore(self.store)
+        run = runs.run(run_id)
+        if run is None:
+            return None
+        statuses = runs.statuses(run_id)
+        scored = sum(1 for s in statuses.values() if s == "scored")
+        failed = sum(1 for s in statuses.values() if s == "failed")
+        spent = sum(runs.spent(run_id).values(), Decimal(0))
+        total = (run.settings.get("limits") or {}).get("total")
+        hosted = self.hosted(run_id)
+        live = hosted is not None and not hosted.done.is_set()
+        if hosted is None:  # started by another process (or before a restart): its heartbeat
+            live = run_is_live(run)
+        return Progress(
+            scored=scored,
+            failed=failed,
+            spent=spent,
+            limit=None if total in (None, "") else Decimal(str(total)),
+            running=live,
+            resumed=bool(hosted and hosted.resumed),
+        )
+
+
+_HOSTS: weakref.WeakKeyDictionary[Supervisor, BenchRunHost] = weakref.WeakKeyDictionary()
+_HOSTS_LOCK = threading.Lock()
+
+
+def host_for(store: Store, supervisor: Supervisor) -> BenchRunHost:
+    """The one host of an app (keyed by its background loop: nothing global is shared
+    between apps)."""
+    with _HOSTS_LOCK:
+        host = _HOSTS.get(supervisor)
+        if host is None:
+            host = _HOSTS[supervisor] = BenchRunHost(store, supervisor)
+        return host
