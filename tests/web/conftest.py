@@ -45,7 +45,7 @@ def served() -> Iterator[Served]:
         with serve(app) as url:
             yield Served(url, runner)
     finally:
-        runner.close()
+        app.server.config["sweepbench.context"].close()  # the sweep runner and the bench loop
         store.close()
 
 

@@ -1,4 +1,5 @@
-"""The local web app: a Dash shell with Sweep, History and the pages later issues fill.
+"""The local web app: a Dash shell with the Sweep, History, Leaderboard, Run a benchmark,
+Benchmark sweep and About pages.
 
 ``create_app`` builds one app around one store and one background sweep runner; nothing is
 global, so tests can run several apps side by side. Every script, stylesheet and font the pages
@@ -17,24 +18,38 @@ import dash_mantine_components as dmc
 import flask
 from dash import Dash, Input, Output, dcc, html
 
+from sweepbench.engine.supervisor import Supervisor
 from sweepbench.errors import SweepbenchError
 from sweepbench.store import Store
 from sweepbench.sweeps.live import SweepRunner
-from sweepbench.web import history_page, placeholders, sweep_page
+from sweepbench.web import (
+    about_page,
+    bench_page,
+    bench_sweep_page,
+    history_page,
+    leaderboard_page,
+    sweep_page,
+)
 from sweepbench.web.components import register_assets
+from sweepbench.web.context import WebContext
 from sweepbench.web.gate import Gate
 from sweepbench.web.security import SIGN_OUT_PATH, HostRule, Site, hosts_from_environment
 
 PAGES = [
     ("/", "Sweep", "One prompt, several settings, side by side"),
     ("/history", "History", "Sweeps run here"),
-    ("/leaderboard", "Leaderboard", "Soon: scores against price, published and yours"),
-    (
-        "/benchmarks",
-        "Run a benchmark",
-        "Soon: question sets, estimated, run and scored",
-    ),
+    ("/leaderboard", "Leaderboard", "Scores against price, published and yours"),
+    ("/benchmarks", "Run a benchmark", "A question set, estimated, run and scored"),
+    ("/bench-sweep", "Benchmark sweep", "A question set under several settings"),
+    ("/about", "About", "What the scores mean, what is never stored"),
 ]
+BENCH_PAGES = {
+    "/leaderboard": leaderboard_page,
+    "/benchmarks": bench_page,
+    "/bench-sweep": bench_sweep_page,
+    "/about": about_page,
+}
+"""Pages built from a :class:`WebContext`: ``layout(context, search)`` and ``register``."""
 BREAKPOINT = "sm"
 """Below this width (Mantine's sm, 48em) the navbar is hidden behind the header's burger."""
 
@@ -55,6 +70,7 @@ def create_app(
     gate = gate or Gate.for_host(host)
     runner = SweepRunner(store)
     context = sweep_page.PageContext(runner, gate)
+    web = WebContext(store, gate, runner, Supervisor("sweepbench-benchmarks"))
     site = Site(
         gate,
         HostRule.for_server([host, gate.host], [*allowed_hosts, *hosts_from_environment()]),
@@ -75,6 +91,7 @@ def create_app(
     server: flask.Flask = app.server
     site.install(server)
     server.config["sweepbench.runner"] = runner
+    server.config["sweepbench.context"] = web
     register_assets(server)
     _register_files(server, runner)
 
@@ -84,8 +101,8 @@ def create_app(
         path = pathname or "/"
         if path == "/history":
             return history_page.layout(store)
-        if path in ("/leaderboard", "/benchmarks"):
-            return placeholders.layout(path)
+        if path in BENCH_PAGES:
+            return BENCH_PAGES[path].layout(web, search or "")
         if path in ("/", "/sweep"):
             return sweep_page.layout(context, search or "")
         return dmc.Alert(f"No page at {path}.", color="yellow")
@@ -93,6 +110,8 @@ def create_app(
     _register_navbar(app)
     sweep_page.register(app, context)
     history_page.register(app, store)
+    for module in BENCH_PAGES.values():
+        module.register(app, web)
     return app
 
 
