@@ -122,7 +122,7 @@ def _region(registry: Registry | None) -> list[Any]:
 
 
 def _scores() -> list[Any]:
-    presets = "; ".join(f"{p.title}: {p.intent.format(n='the')}" for p in PRESETS.values())
+    presets = ", ".join(p.title for p in PRESETS.values())
     return [
         _bullets(
             [
@@ -147,7 +147,7 @@ def _scores() -> list[Any]:
                 f"{OVERLAP}",
                 "Best value: no other model or setting costs less and scores more. Prices are "
                 f"shown as {MEASURE_LABELS['blended']}.",
-                f"Presets — {presets}.",
+                f"Presets: {presets}; the estimate says how many questions each one asks.",
             ]
         )
     ]

@@ -110,7 +110,8 @@ def layout(context: WebContext, search: str) -> Any:
                 dcc.Graph(
                     id="bs-chart",
                     figure=figure or EMPTY_FIGURE,
-                    config={"displaylogo": False, "responsive": True},
+                    config={"displaylogo": False},
+                    style={"height": "400px"},
                 ),
                 id="bs-chart-wrap",
                 style=SHOWN if figure else HIDDEN,
@@ -210,6 +211,8 @@ def register(app: Dash, context: WebContext) -> None:
         """The estimate, per setting and in total: the plan the run would use, in the words
         of ``bench sweep --estimate-only``."""
         *controls, running = values
+        if running:  # the estimate stays as it was when Run was clicked
+            return no_update, no_update, True
         planned = plan_for(Controls(*controls), context.store)
         if planned.plan is None:
             alert = dmc.Alert(planned.problem, color="red", id="bs-problem")

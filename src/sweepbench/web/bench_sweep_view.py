@@ -73,8 +73,11 @@ def sweep_view(context: WebContext, live: LiveSweep | None, sweep_id: str) -> Sw
         return SweepView(_missing(sweep_id), [], None, "No such sweep.", "red", False)
     running = live is not None and not live.done
     progress = _progress(live, result)
-    results = [] if result is None else _results(result)
-    figure = None if result is None else score_price_figure(result)
+    # the table, chart and verdicts once the session ends: mid-run every setting reads as
+    # stopped early, and a verdict on part of the items is not the sweep's
+    final = None if running else result
+    results = [] if final is None else _results(final)
+    figure = None if final is None else score_price_figure(final)
     status, colour = _status(live, result, running)
     return SweepView(progress, results, figure, status, colour, running)
 
@@ -202,7 +205,8 @@ def score_price_figure(result: BenchSweepResult) -> dict[str, Any] | None:
             "x": [float(s.spent) for s in points],
             "y": [s.overall for s in points],
             "text": [s.label for s in points],
-            "textposition": "top center",
+            "textposition": "middle right",
+            "cliponaxis": False,
             "marker": {"size": 11, "symbol": symbol},
             "error_y": {"type": "data", "symmetric": False, "array": high, "arrayminus": low},
             "hovertext": [
@@ -220,7 +224,7 @@ def score_price_figure(result: BenchSweepResult) -> dict[str, Any] | None:
     return {
         "data": data,
         "layout": {
-            "xaxis": {"title": {"text": "spent (USD)"}, "rangemode": "tozero"},
+            "xaxis": {"title": {"text": "spent (USD)"}, "rangemode": "nonnegative"},
             "yaxis": {"title": {"text": "score (0–100, 95% range)"}},
             "margin": {"l": 60, "r": 20, "t": 30, "b": 50},
             "height": 380,
