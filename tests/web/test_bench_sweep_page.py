@@ -6,6 +6,7 @@ the gate is not satisfied; and nothing ever leaves 127.0.0.1."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -148,6 +149,31 @@ def test_stop_stops_every_setting_and_keeps_the_answers(
     assert all(0 <= n < 200 for n in scored) and sum(scored) > 0, scored  # answers kept
     assert {s.status for s in result.settings} == {"interrupted"}
     assert page.locator("#bs-stop").is_disabled()
+    _assert_clean(page)
+
+
+def test_a_sweep_goes_on_when_the_tab_closes(
+    served: Served, page: RecordedPage, tmp_path: Path
+) -> None:
+    path = marked_benchmark(tmp_path / "bench", 200)
+    page.goto(f"{served.url}/bench-sweep")
+    models = [guess("0.9", ttft="0.05"), guess("0.6", ttft="0.05")]
+    _fill_sweep(page, path, models)
+    page.wait_for_selector("#bs-run:not([disabled])")
+    page.click("#bs-run")
+    page.wait_for_selector("#bs-status:has-text('Running 2 settings')")
+    page.goto("about:blank")  # the tab leaves; the sweep is the app's, not the page's
+    store = served.runner.store
+    deadline = time.monotonic() + 25
+    while time.monotonic() < deadline:
+        sweeps = SweepStore(store).sweeps(5)
+        if sweeps and [s.scored for s in load_sweep(store, sweeps[0].id).settings] == [200, 200]:
+            break
+        time.sleep(0.2)
+    [sweep] = SweepStore(store).sweeps(5)
+    assert [s.scored for s in load_sweep(store, sweep.id).settings] == [200, 200]
+    page.goto(f"{served.url}/bench-sweep?sweep={sweep.id}")
+    page.wait_for_selector("#bs-verdicts:has-text('is worse by')")
     _assert_clean(page)
 
 
