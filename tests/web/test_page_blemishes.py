@@ -263,12 +263,13 @@ def test_the_estimate_counts_only_the_efforts_shown(page: RecordedPage, base_url
     _clean(page)
 
 
-def test_the_sidebar_says_what_each_page_will_do(page: RecordedPage, base_url: str) -> None:
+def test_the_sidebar_says_what_each_page_does(page: RecordedPage, base_url: str) -> None:
     _open(page, base_url)
     navbar = page.inner_text("#navbar")
-    assert "issue" not in navbar.lower()
-    assert "Leaderboard" in navbar and "Run a benchmark" in navbar
-    assert "scores against price" in navbar and "question sets" in navbar
+    assert "issue" not in navbar.lower() and "soon" not in navbar.lower()
+    for label in ("Leaderboard", "Run a benchmark", "Benchmark sweep", "About"):
+        assert label in navbar
+    assert "Scores against price" in navbar and "A question set" in navbar
     _clean(page)
 
 
