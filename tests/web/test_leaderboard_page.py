@@ -94,6 +94,10 @@ def test_the_published_models_and_your_runs_are_shown(
     traces = _traces(page)
     assert traces["Published"] >= 5 and "Best value" in traces
     assert "Your runs" not in traces  # the runs sit on their judge's board
+    hover = page.evaluate("() => document.querySelector('#lb-chart .js-plotly-plot').data[0]")
+    assert "Published" in hover["hovertext"][0] and "price $" in hover["hovertext"][0]
+    layout = page.evaluate("() => document.querySelector('#lb-chart .js-plotly-plot').layout")
+    assert layout["xaxis"]["type"] == "log"
     assert "DeepSeek-V4-Flash" in page.inner_text("#lb-value")
     takeaway = page.inner_text("#lb-takeaway")
     assert "Best value, cheapest first:" in takeaway
@@ -173,6 +177,19 @@ def test_the_comparison_fills_for_two_picked_results(
 
     page.get_by_text("By area (0–100)").click()
     page.wait_for_selector("#lb-compare >> text=Knowledge & reasoning")
+    _clean(page)
+
+
+def test_refresh_rereads_the_store(page: RecordedPage, served: Served) -> None:
+    _open(page, served)
+    page.get_by_role("button", name="Your runs").click()
+    page.wait_for_selector("#lb-runs >> text=No runs of yours")
+    run_id = store_complete_run()  # stored while the page is open
+    page.click("#lb-refresh")
+    page.wait_for_selector(f"#lb-runs >> text={run_id}")
+    assert "Re-read the store: 1 of your runs" in page.inner_text("#lb-refresh-note")
+    _pick(page, "#lb-board", RUN_JUDGE)  # the new run's judge is now a board
+    page.wait_for_function(f"({TRACES})() && ({TRACES})()['Your runs'] === 1")
     _clean(page)
 
 
