@@ -5,6 +5,9 @@ host but 127.0.0.1."""
 
 from __future__ import annotations
 
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +16,9 @@ from sweepbench.bench.record import dump_record, load_record
 from sweepbench.bench.storage import BenchStore, RunRow
 from sweepbench.leaderboard.rows import run_row
 from sweepbench.store import Store
-from sweepbench.web.leaderboard_data import filters_of, scope_of
+from sweepbench.web.leaderboard_data import comparison, filters_of, paired, scope_of
+from tests.bench.test_declared import declare, numeric_task, write_jsonl
+from tests.helpers import cli
 from tests.leaderboard.helpers import GOLDEN, store_golden_run
 from tests.web.browser import RecordedPage
 from tests.web.conftest import Served
@@ -90,7 +95,7 @@ def test_the_published_models_and_your_runs_are_shown(
 ) -> None:
     incomplete, complete = runs
     _open(page, served)
-    assert "2,481 questions" in page.inner_text("#lb-headline")
+    assert "2,481 questions in four areas" in page.inner_text("#lb-headline")
     traces = _traces(page)
     assert traces["Published"] >= 5 and "Best value" in traces
     assert "Your runs" not in traces  # the runs sit on their judge's board
@@ -191,6 +196,32 @@ def test_refresh_rereads_the_store(page: RecordedPage, served: Served) -> None:
     _pick(page, "#lb-board", RUN_JUDGE)  # the new run's judge is now a board
     page.wait_for_function(f"({TRACES})() && ({TRACES})()['Your runs'] === 1")
     _clean(page)
+
+
+def test_the_paired_test_of_two_runs_that_answered_the_same_items(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two scripted runs of one declared task (right on 30% and 50% of 40 items): the paired
+    test the accordion shows, and their side-by-side lines."""
+    pattern = ["1", "1", "1", "2", "2", "3", "3", "3", "3", "3"]
+    rows = [{"qid": f"q{i:03d}", "question": f"Question {i}: which number?",
+             "answer": pattern[i % 10], "topic": ""} for i in range(40)]  # fmt: skip
+    write_jsonl(tmp_path / "n.jsonl", rows)
+    path = declare(tmp_path, [numeric_task("n.jsonl", id="n", area="alpha", name="N")])
+    keys = []
+    for model in ("scripted/lorem?text=1", "scripted/guess?text=3"):
+        args = ("bench", "run", str(path), "-m", model, "--yes", "--json")
+        with ThreadPoolExecutor(1) as pool:  # its own thread: Playwright holds this one's loop
+            code = pool.submit(cli, monkeypatch, *args).result()
+        out = capsys.readouterr()
+        assert code == 0, out.err
+        keys.append(f"run:{json.loads(out.out)['run_id']}")
+    with Store.open() as store:
+        result = paired(store, keys[0], keys[1])
+        side = comparison(store, keys, by="task", scope="core")
+    assert result.n == 40 and round(result.diff) == 20
+    assert result.sentence().startswith(f"{keys[1]} scores 20.0 points higher on 40 shared")
+    assert side.matched == 1 and side.rows()[0] == ["n", "30.0", "50.0"]
 
 
 @pytest.mark.parametrize(

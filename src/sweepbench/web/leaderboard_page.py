@@ -67,7 +67,8 @@ REFRESH_NOTE = (
 
 
 def headline(found: Sources) -> str:
-    areas = len(found.catalogue.areas)
+    count = len(found.catalogue.areas)
+    areas = {3: "three", 4: "four", 5: "five"}.get(count, str(count))
     return (
         f"ELBench scores models on {found.questions:,} questions in {areas} areas. "
         "Each dot is a model: higher scores better, further left costs less."
