@@ -322,3 +322,13 @@ def test_priced_settings_say_what_they_cost_against_the_best(
     [versus] = result.comparison.comparisons
     assert versus.cost_share == pytest.approx(float(high.spent / low.spent), rel=1e-6)
     assert versus.sentence.startswith(f"costs {100 * versus.cost_share:.0f}% as much and is")
+
+
+def test_whether_a_sweep_spends_is_the_librarys_rule(isolated_home: Path, tmp_path: Path) -> None:
+    path = marked_benchmark(tmp_path / "bench", 5)
+    with Store.open() as store:
+        free = plan_bench_sweep(request(path), "model", MODELS[:2], store)
+        assert not free.spends and not any(s.prepared.plan.spends for s in free.settings)
+        set_prices(isolated_home, {"scripted.guess": (1, 1)})
+        paid = plan_bench_sweep(request(path), "model", MODELS[:2], store)
+        assert paid.spends and all(s.prepared.plan.spends for s in paid.settings)

@@ -287,6 +287,22 @@ class BenchPlan:
         """One role's figures, if the run has that role."""
         return next((r for r in self.roles if r.role == name), None)
 
+    @property
+    def spends(self) -> bool:
+        """Whether running this plan may cost money, so that a surface must gate it: a model
+        has no price, the high estimate is above $0, or a model is called with a key the
+        operator holds ($0 on paper, but not free to whoever holds that key)."""
+        if self.needs_price_ack or bool(self.high):
+            return True
+        for model in self.config.models.values():
+            try:
+                price = price_for(model_info(model))
+            except UserError:
+                return True
+            if price is None or not price.free:
+                return True
+        return False
+
 
 def _sum(values: Iterable[Decimal | None]) -> Decimal | None:
     total = Decimal(0)

@@ -123,6 +123,12 @@ class BenchSweepPlan:
         return any(s.prepared.plan.needs_price_ack for s in self.settings)
 
     @property
+    def spends(self) -> bool:
+        """Whether the sweep may cost money (some setting's plan does: see
+        :attr:`BenchPlan.spends`), so that a surface must gate it."""
+        return any(s.prepared.plan.spends for s in self.settings)
+
+    @property
     def pending(self) -> int:
         """Items still to answer, over every setting."""
         return sum(len(s.prepared.plan.items) for s in self.settings)

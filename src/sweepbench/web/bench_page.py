@@ -31,7 +31,7 @@ from sweepbench.bench.resume import PreparedRun
 from sweepbench.bench.wording import estimate_lines
 from sweepbench.errors import SweepbenchError, UserError
 from sweepbench.models.providers import provider
-from sweepbench.models.registry import listed_models, split_id, uses_operator_key
+from sweepbench.models.registry import listed_models, split_id
 from sweepbench.money.prices import price_for
 from sweepbench.settings import MIN_RUN_KEY_CHARS, provider_key, run_keys, scrub
 from sweepbench.web.bench_run_host import BenchRunHost, host_for
@@ -179,10 +179,7 @@ def _target_provider(model: str) -> str | None:
 def _spends(prepared: PreparedRun, request: BenchRequest, key: str) -> bool:
     """Whether starting this run may spend money (so the gate applies): a key was given, a
     model is called with an operator's key, or the plan has a price above $0 or none."""
-    plan = prepared.plan
-    if key or plan.needs_price_ack or bool(plan.high):
-        return True
-    return any(uses_operator_key(p) for m in request.models.values() if (p := _target_provider(m)))
+    return bool(key) or prepared.plan.spends  # the library's rule, plus a visitor's key
 
 
 # -- rendering ---------------------------------------------------------------------------------

@@ -14,10 +14,8 @@ from dash import Input, State, html
 from sweepbench.bench.catalog import PRESETS
 from sweepbench.bench.request import BenchRequest, load
 from sweepbench.bench.sweep_plan import BenchSweepPlan, plan_bench_sweep
-from sweepbench.errors import SweepbenchError, UserError
+from sweepbench.errors import UserError
 from sweepbench.models.catalog import EFFORT_LEVELS
-from sweepbench.models.registry import model_info
-from sweepbench.money.prices import price_for
 from sweepbench.store import Store
 from sweepbench.sweeps.plan import AXES, AXIS_WORDS, default_model
 from sweepbench.web.defaults import AXIS_LABELS
@@ -170,18 +168,8 @@ def plan_for(c: Controls, store: Store | None) -> Planned:
 
 
 def spends(plan: BenchSweepPlan) -> bool:
-    """Whether the sweep may spend money: a model of some setting (any role) is not free to
-    call (:attr:`Price.free <sweepbench.money.prices.Price.free>`: $0 and no operator key), or
-    has no price at all."""
-    for setting in plan.settings:
-        for model in setting.prepared.plan.config.models.values():
-            try:
-                price = price_for(model_info(model))
-            except SweepbenchError:
-                return True
-            if price is None or not price.free:
-                return True
-    return False
+    """Whether the sweep may spend money (the library's rule, :attr:`BenchSweepPlan.spends`)."""
+    return plan.spends
 
 
 def value_choices(axis: str, benchmark: str | None, data: str | None) -> list[str]:
