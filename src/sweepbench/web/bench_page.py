@@ -34,10 +34,10 @@ from sweepbench.models.providers import provider
 from sweepbench.models.registry import listed_models, split_id
 from sweepbench.money.prices import price_for
 from sweepbench.settings import MIN_RUN_KEY_CHARS, provider_key, run_keys, scrub
+from sweepbench.sweeps.plan import default_model
 from sweepbench.web.bench_run_host import BenchRunHost, host_for
 from sweepbench.web.context import WebContext
 
-DEFAULT_MODEL = "scripted/guess"
 DEFAULT_LIMIT = "5"
 TICK_MS = 1000
 KEY_NOTE = "Used only for this run. Never saved or shown."
@@ -462,7 +462,7 @@ def layout(context: WebContext, search: str) -> Any:
             dmc.Autocomplete(
                 id="bp-model",
                 label="Model under test (type any provider/model id)",
-                value=DEFAULT_MODEL,
+                value=default_model(),  # the first keyed provider's, else the local one
                 data=models,
                 limit=50,
             ),
