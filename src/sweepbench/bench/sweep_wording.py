@@ -60,7 +60,12 @@ def sweep_estimate_lines(plan: BenchSweepPlan) -> list[str]:
         )
     lines.extend(plan.limit_problems)
     lines.extend(plan.notes)
-    if plan.previous is not None:
+    if plan.previous is not None and plan.pending == 0:
+        lines.append(
+            f"Sweep {plan.previous.id} has answered every question of every setting: nothing is "
+            "left to run."
+        )
+    elif plan.previous is not None:
         spent = plan.spent
         lines.append(
             f"Continues sweep {plan.previous.id}"
