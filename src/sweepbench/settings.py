@@ -6,6 +6,7 @@ Keys are read at call time, never at import, and never written anywhere.
 from __future__ import annotations
 
 import os
+import re
 import threading
 import tomllib
 from collections.abc import Iterator, Mapping
@@ -191,6 +192,67 @@ def load_config() -> Config:
     if not path.is_file():
         return Config()
     return _load_config(path, path.stat().st_mtime)
+
+
+SHARED_ENV = "SWEEPBENCH_SHARED"
+SHARED_HINT = (
+    f'set {SHARED_ENV} to a folder or an fsspec URL, or put shared = "…" under [leaderboard] '
+    "in the config file"
+)
+
+
+def _shared_value(value: str, where: str, base: Path | None) -> str:
+    """A shared place as given (stripped): a URL kept as it is, a folder made absolute
+    (relative to ``base`` when given, else the working folder). UserError naming ``where``."""
+    text = value.strip()
+    problem = utf8_problem(text)
+    if problem is not None:
+        raise UserError(f"{where} is not valid UTF-8 text ({problem}); give a folder or a URL")
+    if "\n" in text or "\r" in text or "\x00" in text:
+        raise UserError(f"{where} holds a line break or a NUL; give one folder or one URL")
+    if "://" in text:
+        match = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$", text)
+        if match is None:
+            raise UserError(
+                f"{where} = {scrub(text)!r} is not a URL (protocol://…) nor a folder path"
+            )
+        if not match.group(2).strip("/"):
+            raise UserError(f"{where} = {scrub(text)!r} names no place after {match.group(1)}://")
+        return text
+    path = Path(text).expanduser()
+    if not path.is_absolute():
+        path = (base or Path.cwd()) / path
+    if path.exists() and not path.is_dir():
+        raise UserError(f"{where} = {str(path)!r} is a file, not a folder; give a folder or a URL")
+    return str(path)
+
+
+def shared_place() -> str | None:
+    """Where the shared leaderboard lives (a folder or an fsspec URL), or None when none is
+    configured: ``SWEEPBENCH_SHARED``, else ``shared`` under ``[leaderboard]`` in the config
+    file (a relative folder there is relative to the file's folder). Read at call time. A bad
+    value (not text, blank in the file, not UTF-8, a URL naming no place, a file where the
+    folder should be) is a UserError naming where it came from."""
+    env = os.environ.get(SHARED_ENV)
+    if env is not None and env.strip():
+        return _shared_value(env, SHARED_ENV, None)
+    config = load_config()
+    section = config.raw.get("leaderboard")
+    if section is None:
+        return None
+    path = config_path()
+    shown = _shown_config(path)
+    if not isinstance(section, dict):
+        raise UserError(f"{shown}: [leaderboard] must be a table")
+    if "shared" not in section:
+        return None
+    value = section["shared"]
+    where = f"{shown}: [leaderboard] shared"
+    if not isinstance(value, str):
+        raise UserError(f"{where} must be a text (a folder or an fsspec URL), not {value!r}")
+    if not value.strip():
+        raise UserError(f"{where} is empty; give a folder or an fsspec URL, or remove it")
+    return _shared_value(value, where, path.parent)
 
 
 _RUN_KEYS: ContextVar[Mapping[str, str]] = ContextVar(

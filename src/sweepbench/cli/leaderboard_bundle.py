@@ -14,14 +14,31 @@ from sweepbench.errors import UserError
 NOT_A_TERMINAL = 2
 
 
+def _configured(verb: str) -> str:
+    """The configured shared leaderboard, or a UserError saying none is and how to give one."""
+    from sweepbench.settings import SHARED_HINT, shared_place
+
+    place = shared_place()
+    if place is None:
+        where = "--to DEST" if verb == "publish" else "SRC"
+        raise UserError(
+            f"No shared leaderboard is configured, so there is nowhere to {verb} by default: "
+            f"pass {where}, or {SHARED_HINT}."
+        )
+    return place
+
+
 def publish_command(
     run_id: Annotated[str, typer.Argument(help="The stored run to share (see bench runs).")],
     to: Annotated[
-        str,
+        str | None,
         typer.Option(
-            "--to", help="A folder or an fsspec URL (memory://…, hf://datasets/OWNER/NAME, s3://…)."
+            "--to",
+            help="A folder or an fsspec URL (memory://…, hf://datasets/OWNER/NAME, s3://…); "
+            "default: the configured shared leaderboard (SWEEPBENCH_SHARED or [leaderboard] "
+            "shared).",
         ),
-    ],
+    ] = None,
     answers: Annotated[
         bool, typer.Option("--answers/--no-answers", help="Include the answer texts (scrubbed).")
     ] = True,
@@ -33,6 +50,7 @@ def publish_command(
     from sweepbench.leaderboard.bundle import build_bundle, bundle_name, summary, write_bundle
     from sweepbench.store import Store
 
+    to = to or _configured("publish")
     with Store.open() as store:
         bundle = build_bundle(BenchStore(store), run_id, answers=answers)
     where = f"{to.rstrip('/')}/{bundle_name(bundle.run_id)}"
@@ -53,7 +71,13 @@ def publish_command(
 
 
 def pull_command(
-    source: Annotated[str, typer.Argument(help="A bundle file, a folder, or an fsspec URL.")],
+    source: Annotated[
+        str | None,
+        typer.Argument(
+            help="A bundle file, a folder, or an fsspec URL; default: the configured shared "
+            "leaderboard."
+        ),
+    ] = None,
 ) -> None:
     """Import run bundles (JSON only; validated, de-duplicated by run id, key-shaped ones
     refused); the runs show on the leaderboard as pulled."""
@@ -61,6 +85,7 @@ def pull_command(
     from sweepbench.leaderboard.bundle import pull
     from sweepbench.store import Store
 
+    source = source or _configured("pull")
     with Store.open() as store:
         result = pull(BenchStore(store), source)
     for run_id in result.imported:
