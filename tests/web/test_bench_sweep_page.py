@@ -1,7 +1,10 @@
 """The Benchmark sweep page (/bench-sweep): a sweep of two scripted settings started from the
 page shows each setting's progress and then the paired verdict; a stored sweep opens by
-``?sweep=``; Stop stops every setting keeping the answers; a sweep that spends is refused when
-the gate is not satisfied; and nothing ever leaves 127.0.0.1."""
+``?sweep=``, with its scores per area and task and the files ``export`` writes to download;
+the advanced settings reach the request (repeats show pass@k; a wrong number shows the
+library's message) and come back when the sweep is reopened; Stop stops every setting keeping
+the answers; a sweep that spends is refused when the gate is not satisfied; and nothing ever
+leaves 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ import pytest
 
 from sweepbench.bench.request import BenchRequest
 from sweepbench.bench.sweep_plan import plan_bench_sweep
-from sweepbench.bench.sweep_result import load_sweep
+from sweepbench.bench.sweep_result import breakdown_rows, load_sweep
 from sweepbench.bench.sweep_run import BenchSweepRunner
 from sweepbench.bench.sweep_store import SweepStore
 from sweepbench.engine.supervisor import Supervisor
@@ -26,6 +29,7 @@ from sweepbench.sweeps.live import SweepRunner
 from sweepbench.web.bench_sweep_controls import Controls, plan_for, spends
 from sweepbench.web.bench_sweep_live import live_sweeps
 from sweepbench.web.bench_sweep_page import start_sweep
+from sweepbench.web.bench_sweep_view import DOWNLOADS
 from sweepbench.web.context import WebContext
 from sweepbench.web.gate import Gate
 from tests.bench.helpers import set_prices
@@ -121,11 +125,124 @@ def test_opening_a_stored_sweep_shows_its_table_and_settings(
     page.wait_for_selector("#bs-chart .js-plotly-plot")
     # the same settings again: nothing left to run, the stored sweep is shown
     page.wait_for_function(
-        "document.querySelector('#bs-estimate').innerText.includes('Continues sweep')"
+        "document.querySelector('#bs-estimate').innerText.includes('nothing is left to run')"
     )
     _assert_clean(page)
     page.goto(f"{served.url}/bench-sweep?sweep=no-such-sweep")
     page.wait_for_selector("#bs-missing")
+    _assert_clean(page)
+
+
+def _open_advanced(page: RecordedPage) -> None:
+    page.click("#bs-advanced")
+    page.wait_for_selector("#bs-repeats", state="visible")
+
+
+def test_the_breakdown_and_the_downloads_are_what_export_writes(
+    served: Served, page: RecordedPage, tmp_path: Path
+) -> None:
+    path = marked_benchmark(tmp_path / "bench", 60)
+    store = served.runner.store
+    sweep_id = _stored_sweep(store, path, [GOOD, POOR])
+    result = load_sweep(store, sweep_id)
+    exported = {p.name: p.read_bytes() for p in result.export(tmp_path / "export")}
+    assert set(exported) == {name for _s, name, _l in DOWNLOADS}
+    page.goto(f"{served.url}/bench-sweep?sweep={sweep_id}")
+    page.wait_for_selector("#bs-table")
+    page.click("#bs-breakdown-open")
+    page.wait_for_selector("#bs-breakdown", state="visible")
+    header, rows = breakdown_rows(result)
+    assert rows and any(r[0] == "Task" for r in rows) and any(r[0] == "Area" for r in rows)
+    shown = page.eval_on_selector_all(
+        "#bs-breakdown tr", "rows => rows.map(r => [...r.cells].map(c => c.innerText.trim()))"
+    )
+    assert shown == [header, *rows]
+    for suffix, name, _label in DOWNLOADS:
+        with page.expect_download() as info:
+            page.click(f"#bs-dl-{suffix}")
+        download = info.value
+        assert download.suggested_filename == f"{sweep_id}-{name}"
+        assert Path(download.path()).read_bytes() == exported[name], name
+    _assert_clean(page)
+
+
+def test_advanced_settings_reach_the_sweep_and_repeats_show_pass_at_k(
+    served: Served, page: RecordedPage, tmp_path: Path
+) -> None:
+    path = marked_benchmark(tmp_path / "bench", 40)
+    page.goto(f"{served.url}/bench-sweep")
+    models = [guess("0.9", ttft="0.01"), guess("0.6", ttft="0.01")]
+    _fill_sweep(page, path, models)
+    _open_advanced(page)
+    page.fill("#bs-repeats", "3")
+    page.fill("#bs-temperature", "0.7")
+    page.fill("#bs-concurrency", "4")
+    page.fill("#bs-rpm", "100000")
+    page.fill("#bs-max-tokens", "512")
+    page.click("#bs-scoring")
+    page.click("[role='option']:has-text('corrected')")
+    page.check("#bs-decision")
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    page.wait_for_function(
+        "document.querySelector('#bs-estimate').innerText.includes('120 questions')"
+    )  # 40 items asked 3 times, per setting
+    estimate = page.inner_text("#bs-estimate")
+    assert "repeats 3" in estimate and "temperature 0.7" in estimate, estimate
+    page.wait_for_selector("#bs-run:not([disabled])")
+    page.click("#bs-run")
+    page.wait_for_selector("#bs-status:has-text('Finished')")
+    page.wait_for_selector("#bs-verdicts:has-text('pass@3')")
+    [sweep] = SweepStore(served.runner.store).sweeps(5)
+    result = load_sweep(served.runner.store, sweep.id)
+    pass_lines = [line for line in result.lines() if "pass@" in line]
+    assert len(pass_lines) == 2
+    verdicts = page.inner_text("#bs-verdicts")
+    assert all(line.strip() in verdicts for line in pass_lines)
+    request = sweep.request
+    assert (request["repeats"], request["temperature"], request["concurrency"]) == (3, 0.7, 4)
+    assert (request["rpm"], request["max_tokens"], request["scoring"]) == (100000, 512, "corrected")
+    assert request["decision_judge"] is True
+    # reopened, the advanced settings are the stored request's
+    page.goto(f"{served.url}/bench-sweep?sweep={sweep.id}")
+    page.wait_for_selector("#bs-verdicts:has-text('pass@3')")
+    _open_advanced(page)
+    assert page.input_value("#bs-repeats") == "3"
+    assert page.input_value("#bs-temperature") == "0.7"
+    assert page.input_value("#bs-concurrency") == "4"
+    assert page.input_value("#bs-rpm") == "100000"
+    assert page.input_value("#bs-max-tokens") == "512"
+    assert page.input_value("#bs-scoring") == "corrected"
+    assert page.is_checked("#bs-decision") and not page.is_checked("#bs-edu-rule")
+    page.wait_for_function(
+        "document.querySelector('#bs-estimate').innerText.includes('nothing is left to run')"
+    )  # the same sweep, continued
+    _assert_clean(page)
+
+
+def test_a_wrong_advanced_number_shows_the_librarys_message(
+    served: Served, page: RecordedPage, tmp_path: Path
+) -> None:
+    path = marked_benchmark(tmp_path / "bench", 20)
+    page.goto(f"{served.url}/bench-sweep")
+    _fill_sweep(page, path, [GOOD, POOR])
+    page.wait_for_selector("#bs-run:not([disabled])")
+    _open_advanced(page)
+    page.fill("#bs-temperature", "warm")
+    page.wait_for_selector("#bs-problem:has-text('Temperature')")
+    assert "valid number" in page.inner_text("#bs-problem")
+    assert page.locator("#bs-run").is_disabled()
+    page.fill("#bs-temperature", "5")  # a number, but out of range: the plan says so
+    page.wait_for_function(
+        "document.querySelector('#bs-estimate').innerText.includes('temperature must be between')"
+    )
+    assert page.locator("#bs-run").is_disabled()
+    page.fill("#bs-temperature", "")
+    page.fill("#bs-concurrency", "0")
+    page.wait_for_selector("#bs-problem:has-text('Requests at once: must be between 1 and 100')")
+    assert page.locator("#bs-run").is_disabled()
+    page.fill("#bs-concurrency", "8")
+    page.wait_for_selector("#bs-run:not([disabled])")
+    assert SweepStore(served.runner.store).sweeps(5) == []
     _assert_clean(page)
 
 

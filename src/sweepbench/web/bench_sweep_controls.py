@@ -12,7 +12,9 @@ import dash_mantine_components as dmc
 from dash import Input, State, html
 
 from sweepbench.bench.catalog import PRESETS
-from sweepbench.bench.request import BenchRequest, load
+from sweepbench.bench.plan import DEFAULT_ANSWER_TOKENS, DEFAULT_CONCURRENCY, MAX_REPEATS
+from sweepbench.bench.request import MAX_CONCURRENCY, BenchRequest, load
+from sweepbench.bench.scoring.versions import DEFAULT_SCORING_VERSION, SCORING_VERSIONS
 from sweepbench.bench.sweep_plan import BenchSweepPlan, plan_bench_sweep
 from sweepbench.errors import UserError
 from sweepbench.models.catalog import EFFORT_LEVELS
@@ -35,10 +37,18 @@ NAMES = {
     "per_task": "Per task",
     "max_items": "Max items",
     "models": "Model",
-    "max_tokens": "Max tokens",
+    "max_tokens": "Answer length limit",
     "effort": "Effort",
     "prompt_version": "Prompt version",
     "limit": "Limit",
+    "repeats": "Repeats",
+    "temperature": "Temperature",
+    "concurrency": "Requests at once",
+    "rpm": "Requests a minute",
+    "tpm": "Tokens a minute",
+    "decision_judge": "Decision judge",
+    "edu_scoring": "Rule scoring",
+    "scoring": "Scoring version",
 }
 """How the page names a request's fields in its problems."""
 
@@ -61,6 +71,15 @@ CONTROLS = (
     ("bs-accept-unpriced", "checked"),
     ("bs-confirm", "checked"),
     ("bs-values", "searchValue"),
+    ("bs-repeats", "value"),
+    ("bs-temperature", "value"),
+    ("bs-concurrency", "value"),
+    ("bs-rpm", "value"),
+    ("bs-tpm", "value"),
+    ("bs-student", "value"),
+    ("bs-decision", "checked"),
+    ("bs-edu-rule", "checked"),
+    ("bs-scoring", "value"),
 )
 CONTROL_STATES = [State(i, p) for i, p in CONTROLS]
 CONTROL_INPUTS = [Input(i, p) for i, p in CONTROLS]
@@ -89,6 +108,18 @@ class Controls:
     confirmed: bool | None = False
     typed: str | None = None
     """A value still being typed in the values box (it counts, as on the Sweep page)."""
+    repeats: object = 1
+    temperature: object = None
+    """As typed: the library says what is wrong with it (``BenchRequest``, the plan)."""
+    concurrency: object = DEFAULT_CONCURRENCY
+    rpm: object = None
+    tpm: object = None
+    student: str | None = None
+    """The simulated student of teaching dialogues (empty: the judge)."""
+    decision_judge: bool | None = False
+    edu_rule: bool | None = False
+    """``--edu-scoring rule``: judged tasks that have a fixed-rule scorer are scored by it."""
+    scoring: str | None = DEFAULT_SCORING_VERSION
 
     @property
     def axis_name(self) -> str:
@@ -117,6 +148,14 @@ def _text(value: str | None) -> str | None:
     return value.strip() if value and value.strip() else None
 
 
+def _raw(value: object) -> object:
+    """A number field as given (None when empty), for the request to validate: a wrong one
+    gets the library's message, never a silent default."""
+    if isinstance(value, str):
+        return value.strip().replace(",", "") or None
+    return value
+
+
 def request_for(c: Controls) -> BenchRequest:
     """The held request (UserError naming every problem at once): the selection, the judge,
     the held settings (the varied one left to the axis) and the whole sweep's limit."""
@@ -125,7 +164,9 @@ def request_for(c: Controls) -> BenchRequest:
     target = _text(c.model)
     if axis == "model" or target is None:
         target = (values[0] if axis == "model" and values else None) or target or default_model()
-    models: dict[str, str | None] = {"target": target, "judge": _text(c.judge)}
+    models: dict[str, str | None] = {
+        "target": target, "judge": _text(c.judge), "student": _text(c.student),
+    }  # fmt: skip
     fields: dict[str, Any] = {
         "benchmark": _text(c.benchmark) or DEFAULT_BENCHMARK,
         "data": _text(c.data),
@@ -138,11 +179,20 @@ def request_for(c: Controls) -> BenchRequest:
         "limit": _text(c.limit),
         "accept_unpriced": bool(c.accept_unpriced),
         "confirmed": bool(c.confirmed),
+        "temperature": _raw(c.temperature),
+        "rpm": _raw(c.rpm),
+        "tpm": _raw(c.tpm),
+        "decision_judge": bool(c.decision_judge),
+        "edu_scoring": "rule" if c.edu_rule else "judge",
+        "scoring": c.scoring or DEFAULT_SCORING_VERSION,
     }
+    for field, value in (("repeats", c.repeats), ("concurrency", c.concurrency)):
+        if _raw(value) is not None:  # empty: the library's default
+            fields[field] = _raw(value)
     if axis != "effort" and c.effort not in (None, "", DEFAULT_EFFORT):
         fields["effort"] = c.effort
-    if axis != "max_tokens" and _number(c.max_tokens) is not None:
-        fields["max_tokens"] = _number(c.max_tokens)
+    if axis != "max_tokens" and _raw(c.max_tokens) is not None:
+        fields["max_tokens"] = _raw(c.max_tokens)
     if axis != "prompt_version" and _text(c.prompt_version):
         fields["prompt_version"] = _text(c.prompt_version)
     return BenchRequest.from_values(fields, names=NAMES)
@@ -310,19 +360,6 @@ def controls_layout(c: Controls) -> Any:
                         style=HIDDEN if axis == "effort" else SHOWN,
                     ),
                     html.Div(
-                        dmc.NumberInput(
-                            id="bs-max-tokens",
-                            label="Max tokens",
-                            value=c.max_tokens or "",
-                            min=1,
-                            allowDecimal=False,
-                            thousandSeparator=",",
-                            w=150,
-                        ),
-                        id="bs-wrap-max-tokens",
-                        style=HIDDEN if axis == "max_tokens" else SHOWN,
-                    ),
-                    html.Div(
                         dmc.TextInput(
                             id="bs-prompt-version",
                             label="Prompt version",
@@ -355,7 +392,79 @@ def controls_layout(c: Controls) -> Any:
                     ),
                 ]
             ),
+            advanced_layout(c, models),
         ],
+    )
+
+
+def _shown(value: object) -> object:
+    return "" if value is None else value
+
+
+def advanced_layout(c: Controls, models: list[str]) -> Any:
+    """Advanced settings, defaults as ``bench sweep``'s: repeats, temperature, the answer
+    length limit (held; hidden when it is the varied setting), requests at once and rate
+    limits, the student, the scoring version, the decision judge and rule scoring."""
+    axis = c.axis_name
+
+    def number(id_: str, label: str, value: object, note: str, w: int = 170) -> Any:
+        # no clamping: an out-of-range number reaches the library, which says what is wrong
+        return dmc.NumberInput(
+            id=id_, label=label, value=_shown(value), allowDecimal=False,
+            clampBehavior="none", description=note, w=w,
+        )  # fmt: skip
+
+    max_tokens = html.Div(
+        number("bs-max-tokens", "Answer length limit", c.max_tokens,
+               f"max tokens (empty: {DEFAULT_ANSWER_TOKENS:,}, capped at the model's)", w=230),
+        id="bs-wrap-max-tokens",
+        style=HIDDEN if axis == "max_tokens" else SHOWN,
+    )  # fmt: skip
+    temperature = dmc.TextInput(
+        id="bs-temperature", label="Temperature", value=str(_shown(c.temperature)),
+        description="the model under test's (empty: its default)", w=220,
+    )  # fmt: skip
+    sampling = dmc.Group(
+        [number("bs-repeats", "Repeats", c.repeats,
+                f"times each item is asked (1–{MAX_REPEATS}); pass@k too", w=230),
+         temperature, max_tokens],
+        align="flex-start",
+    )  # fmt: skip
+    pace = dmc.Group(
+        [number("bs-concurrency", "Requests at once", c.concurrency,
+                f"per provider (1–{MAX_CONCURRENCY})"),
+         number("bs-rpm", "Requests a minute", c.rpm, "per model (empty: no cap)"),
+         number("bs-tpm", "Tokens a minute", c.tpm, "per model (empty: no cap)")],
+        align="flex-start",
+    )  # fmt: skip
+    student = dmc.Autocomplete(
+        id="bs-student", label="Simulated student", data=models, value=c.student or "",
+        description="of teaching dialogues (empty: the judge)", w=320,
+    )  # fmt: skip
+    scoring = dmc.Select(
+        id="bs-scoring", label="Scoring version", data=list(SCORING_VERSIONS),
+        value=c.scoring or DEFAULT_SCORING_VERSION, w=320,
+        description="replicated: answers read as ELBench reads them; corrected: its "
+        "misreadings fixed",
+    )  # fmt: skip
+    checks = [
+        dmc.Checkbox(id="bs-decision", checked=bool(c.decision_judge),
+                     label="Decision judge: verdicts only (cheaper, no reasons)"),
+        dmc.Checkbox(id="bs-edu-rule", checked=bool(c.edu_rule),
+                     label="Rule scoring: judged tasks that have a fixed-rule scorer are scored "
+                     "by it instead (offline; such runs are labelled rule-scored)"),
+    ]  # fmt: skip
+    panel = dmc.Stack(
+        [sampling, pace, dmc.Group([student, scoring], align="flex-start"), *checks], gap="sm"
+    )
+    return dmc.Accordion(
+        dmc.AccordionItem(
+            [
+                dmc.AccordionControl(html.Span("Advanced settings", id="bs-advanced")),
+                dmc.AccordionPanel(panel),
+            ],
+            value="advanced",
+        )
     )
 
 
@@ -385,4 +494,13 @@ def controls_from_request(request: dict[str, Any], axis: str, values: list[str])
         prompt_version=text("prompt_version") if axis != "prompt_version" else None,
         limit=text("limit"),
         accept_unpriced=bool(request.get("accept_unpriced")),
+        repeats=request.get("repeats") or 1,
+        temperature=request.get("temperature"),
+        concurrency=request.get("concurrency") or DEFAULT_CONCURRENCY,
+        rpm=request.get("rpm"),
+        tpm=request.get("tpm"),
+        student=models.get("student"),
+        decision_judge=bool(request.get("decision_judge")),
+        edu_rule=request.get("edu_scoring") == "rule",
+        scoring=text("scoring") or DEFAULT_SCORING_VERSION,
     )

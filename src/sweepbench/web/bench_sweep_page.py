@@ -4,18 +4,22 @@ axis varying — the Sweep page's axis controls over a benchmark selection.
 It shows the estimate per setting (the words of ``bench sweep --estimate-only``), runs the
 sweep on the app's background loop (it goes on when the tab closes), shows each setting's
 progress every second, Stop, the settings on a score-against-price chart, the paired verdicts
-and a link into each setting's run. ``?sweep=ID`` opens a stored sweep. Every rule is the
-library's (``bench.sweep_plan``, ``bench.sweep_run``, ``bench.sweep_result``); a sweep that may
-spend money is gated off loopback like the Sweep page's runs (no key field: configured keys
-only)."""
+(pass@k too, with repeats), a link into each setting's run, the scores per area and task, and
+the files ``bench sweeps export`` writes to download. Advanced settings hold what the CLI's
+options do (repeats, temperature, requests at once, rate limits, student, decision judge, rule
+scoring, scoring version, answer length limit). ``?sweep=ID`` opens a stored sweep, its
+settings filled in. Every rule is the library's (``bench.sweep_plan``, ``bench.sweep_run``,
+``bench.sweep_result``); a sweep that may spend money is gated off loopback like the Sweep
+page's runs (no key field: configured keys only)."""
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 from urllib.parse import parse_qs
 
 import dash_mantine_components as dmc
-from dash import Dash, Input, Output, State, dcc, html, no_update
+from dash import Dash, Input, Output, State, ctx, dcc, html, no_update
 
 from sweepbench.bench.sweep_plan import sweep_start_check
 from sweepbench.bench.sweep_run import BenchSweepRunner
@@ -37,7 +41,7 @@ from sweepbench.web.bench_sweep_controls import (
     values_label,
 )
 from sweepbench.web.bench_sweep_live import live_sweeps
-from sweepbench.web.bench_sweep_view import SweepView, sweep_view
+from sweepbench.web.bench_sweep_view import DOWNLOADS, SweepView, export_file, sweep_view
 from sweepbench.web.context import WebContext
 
 TICK_MS = 1000
@@ -117,6 +121,7 @@ def layout(context: WebContext, search: str) -> Any:
                 style=SHOWN if figure else HIDDEN,
             ),
             html.Div(view.results if view else [], id="bs-results"),
+            dcc.Download(id="bs-download"),
             dcc.Store(id="bs-sweep-id", data=sweep_id),
             dcc.Store(id="bs-running", data=bool(view and view.running)),
             dcc.Interval(
@@ -292,3 +297,22 @@ def register(app: Dash, context: WebContext) -> None:
             view.running,
             not view.running,
         )
+
+    @app.callback(
+        Output("bs-download", "data"),
+        *[Input(f"bs-dl-{suffix}", "n_clicks") for suffix, _n, _l in DOWNLOADS],
+        State("bs-sweep-id", "data"),
+        prevent_initial_call=True,
+    )
+    def on_download(*args: Any) -> Any:
+        """One of the files ``bench sweeps export`` writes for the sweep shown."""
+        *clicks, sweep_id = args
+        chosen = ctx.triggered_id
+        if not sweep_id or not isinstance(chosen, str) or not any(clicks):
+            return no_update
+        name = next(n for s, n, _l in DOWNLOADS if f"bs-dl-{s}" == chosen)
+        content = export_file(context, str(sweep_id), name)
+        if content is None:
+            return no_update
+        return {"content": base64.b64encode(content).decode("ascii"), "base64": True,
+                "filename": f"{sweep_id}-{name}", "type": None}  # fmt: skip

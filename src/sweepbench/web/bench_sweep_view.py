@@ -1,11 +1,15 @@
 """What the Benchmark sweep page shows of one sweep: each setting's progress (live from its
 runner while this process runs it, else as stored), the settings table and the paired verdicts
 (``bench.sweep_result``, the same rows and words as ``bench sweeps show``), the settings on a
-score-against-price chart, and a link into each setting's run."""
+score-against-price chart, a link into each setting's run, every area's and task's score
+under each setting (``breakdown_rows``, as ``bench sweeps show --detail``) and the files
+``bench sweeps export`` writes, to download."""
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -19,6 +23,7 @@ from sweepbench.bench.sweep_result import (
     STATUS_WORDS,
     BenchSweepResult,
     SettingResult,
+    breakdown_rows,
     load_sweep,
     settings_table_rows,
 )
@@ -26,6 +31,13 @@ from sweepbench.errors import UserError
 from sweepbench.web.bench_sweep_live import LiveSweep
 from sweepbench.web.context import WebContext
 
+DOWNLOADS = (
+    ("json", "sweep.json", "Sweep (JSON)"),
+    ("settings", "settings.csv", "Settings (CSV)"),
+    ("comparisons", "comparisons.csv", "Comparisons (CSV)"),
+)
+"""Download button id suffix (``bs-dl-…``), the file ``BenchSweepResult.export`` writes, the
+button's label."""
 RUN_PAGE = "/benchmarks"
 """The Run a benchmark page; ``?run=ID`` opens one run's results."""
 OUTCOME_WORDS = {
@@ -180,7 +192,47 @@ def _results(result: BenchSweepResult) -> list[Any]:
     verdicts = dmc.Stack(
         [dmc.Text(line, size="sm") for line in result.lines()], gap=4, id="bs-verdicts"
     )
-    return [table, caption, verdicts]
+    buttons = [  # every button, always: the download callback waits for all its inputs
+        dmc.Button(label, id=f"bs-dl-{suffix}", variant="light", size="xs")
+        for suffix, _name, label in DOWNLOADS
+    ]
+    downloads = dmc.Group(buttons, id="bs-downloads", gap="xs", mt="sm")
+    return [table, caption, verdicts, _breakdown(result), downloads]
+
+
+def _breakdown(result: BenchSweepResult) -> Any:
+    """Every area's and task's score under each setting, folded away."""
+    header, rows = breakdown_rows(result)
+    head = dmc.TableThead(dmc.TableTr([dmc.TableTh(c) for c in header]))
+    body = dmc.TableTbody([dmc.TableTr([dmc.TableTd(c) for c in row]) for row in rows])
+    table = dmc.TableScrollContainer(
+        dmc.Table([head, body], striped=True, id="bs-breakdown"), minWidth=700
+    )
+    note = dmc.Text("0–100, with the 95% range", size="xs", c="dimmed")
+    return dmc.Accordion(
+        dmc.AccordionItem(
+            [
+                dmc.AccordionControl(html.Span("Scores per area and task", id="bs-breakdown-open")),
+                dmc.AccordionPanel([table, note]),
+            ],
+            value="breakdown",
+        ),
+        mt="sm",
+    )
+
+
+def export_file(context: WebContext, sweep_id: str, name: str) -> bytes | None:
+    """One file of what ``BenchSweepResult.export`` writes for the sweep, byte for byte (None:
+    no such sweep, or it writes no such file)."""
+    try:
+        result = load_sweep(context.store, sweep_id)
+    except UserError:
+        return None
+    with tempfile.TemporaryDirectory(prefix="sweepbench-sweep-export-") as folder:
+        for path in result.export(Path(folder)):
+            if path.name == name:
+                return path.read_bytes()
+    return None
 
 
 def score_price_figure(result: BenchSweepResult) -> dict[str, Any] | None:
