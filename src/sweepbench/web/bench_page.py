@@ -33,9 +33,9 @@ from sweepbench.errors import SweepbenchError, UserError
 from sweepbench.models.providers import provider
 from sweepbench.models.registry import listed_models, split_id
 from sweepbench.money.prices import price_for
-from sweepbench.settings import MIN_RUN_KEY_CHARS, provider_key, run_keys, scrub
+from sweepbench.settings import MIN_RUN_KEY_CHARS, provider_key, run_keys, scrub, shared_place
 from sweepbench.sweeps.plan import default_model
-from sweepbench.web.bench_run_host import BenchRunHost, host_for
+from sweepbench.web.bench_run_host import BenchRunHost, HostedRun, host_for
 from sweepbench.web.context import WebContext
 
 DEFAULT_LIMIT = "5"
@@ -47,6 +47,8 @@ NO_SHARED_PLACE = (
     "No shared leaderboard is configured on this server, so results stay in this server's "
     "store (see Leaderboard)."
 )
+PUBLISH_LABEL = "Add my results to the shared leaderboard"
+OPTED_OUT = "Not saved to the shared leaderboard (you opted out)."
 BENCHMARKS = [
     ("sample", "sweepbench sample"),
     ("sample-teaching", "Sample teaching dialogues"),
@@ -270,7 +272,7 @@ def outcome_view(context: WebContext, host: BenchRunHost, run_id: str) -> Any:
             dmc.Alert(body, title=heading, color=_colour(report.outcome), id="bp-outcome"),
             *extra,
             dmc.Text(scores_line(report.summary), size="sm", id="bp-scores"),
-            dmc.Text("Not saved to the shared leaderboard: " + NO_SHARED_PLACE, size="sm"),
+            dmc.Text(publish_line(hosted), size="sm", id="bp-publish-outcome"),
             dmc.Text(f"Run id: {report.run.id}", size="xs", c="dimmed", id="bp-run-label"),
             dmc.Accordion(
                 dmc.AccordionItem(
@@ -286,6 +288,57 @@ def outcome_view(context: WebContext, host: BenchRunHost, run_id: str) -> Any:
             dmc.Group(buttons, id="bp-downloads", gap="xs", mt="sm"),
         ]
     )  # fmt: skip
+
+
+def configured_place() -> tuple[str | None, str | None]:
+    """The configured shared leaderboard and None, or None and why the setting is unusable
+    (scrubbed), or None and None when none is configured."""
+    try:
+        return shared_place(), None
+    except UserError as exc:
+        return None, scrub(str(exc))
+
+
+def publish_note() -> tuple[bool, str]:
+    """Whether the publish checkbox is offered, and the note under it."""
+    place, problem = configured_place()
+    if problem is not None:
+        return False, f"The shared leaderboard setting cannot be used: {problem}"
+    if place is None:
+        return False, NO_SHARED_PLACE
+    return True, (
+        f"When ticked, the finished run is published to {place}: its record, scores and "
+        "answers (scrubbed), never your key. Off unless you tick it."
+    )
+
+
+def publish_line(hosted: HostedRun | None) -> str:
+    """What became of publishing the run (spec §8.3, §12)."""
+    if hosted is None:  # started before this server did, or by another process
+        place, _problem = configured_place()
+        if place is None:
+            return "Not saved to the shared leaderboard: " + NO_SHARED_PLACE
+        return (
+            "This run was not started here since the server started, so this page does not "
+            "know whether it was added to the shared leaderboard."
+        )
+    if hosted.publish_to is None:
+        place, _problem = configured_place()
+        if place is None:
+            return "Not saved to the shared leaderboard: " + NO_SHARED_PLACE
+        return OPTED_OUT
+    if hosted.published is not None:
+        return (
+            f"Saved to the shared leaderboard at {hosted.published}. Others see it on their "
+            "Leaderboard page after Refresh."
+        )
+    if hosted.publish_error is not None:
+        return (
+            f"Not saved to the shared leaderboard at {hosted.publish_to}: "
+            f"{hosted.publish_error}. The run itself is kept here; run `sweepbench leaderboard "
+            "publish RUN_ID` to try again."
+        )
+    return f"Not saved to the shared leaderboard at {hosted.publish_to}: the run did not end."
 
 
 def _dialogue_tasks(benchmark: Benchmark) -> set[str]:
@@ -378,6 +431,7 @@ def layout(context: WebContext, search: str) -> Any:
     run_id = _reopened(host, search)
     benchmark, _problem = _load("sample", None, None)
     models, total = _known_models(None, None)
+    can_publish, note = publish_note()
     text = {"size": "sm"}
     advanced = [
         dmc.TextInput(id="bp-judge", label="Judge model", placeholder="provider/model"),
@@ -487,12 +541,9 @@ def layout(context: WebContext, search: str) -> Any:
                 description=LIMIT_NOTE,
             ),
             dmc.Checkbox(
-                id="bp-publish",
-                checked=False,
-                disabled=True,
-                label="Add my results to the shared leaderboard",
+                id="bp-publish", checked=False, disabled=not can_publish, label=PUBLISH_LABEL
             ),
-            dmc.Text(NO_SHARED_PLACE, id="bp-publish-note", size="xs", c="dimmed"),
+            dmc.Text(note, id="bp-publish-note", size="xs", c="dimmed"),
             dmc.Accordion(
                 dmc.AccordionItem(
                     [
@@ -601,13 +652,18 @@ def register(app: Dash, context: WebContext) -> None:
         Input("bp-run", "n_clicks"),
         State("bp-key", "value"),
         State("bp-confirm", "checked"),
+        State("bp-publish", "checked"),
         *settings,
         prevent_initial_call=True,
     )
-    def on_run(_clicks: Any, key: Any, confirmed: Any, *args: Any) -> tuple[Any, Any, str]:
+    def on_run(
+        _clicks: Any, key: Any, confirmed: Any, publish: Any, *args: Any
+    ) -> tuple[Any, Any, str]:
         """Refusals (spec §8.1, first match wins) or the run started in the background. The
         key field is cleared either way; the key is never part of any answer."""
-        message, run_id = start_from_page(context, host, _values(args), _text(key), confirmed)
+        message, run_id = start_from_page(
+            context, host, _values(args), _text(key), confirmed, publish=bool(publish)
+        )
         return message, run_id if run_id is not None else no_update, ""
 
     @app.callback(
@@ -668,10 +724,14 @@ def start_from_page(
     values: dict[str, Any],
     key: str,
     confirmed: Any,
+    *,
+    publish: bool = False,
 ) -> tuple[Any, str | None]:
     """Check and start a run from the page's settings: (what to show, the run id started or
     None). Refusals follow spec §8.1; the access gate applies to any run that may spend money
-    or is given a key."""
+    or is given a key. With ``publish`` (the visitor ticked the box) the run's bundle goes to
+    the configured shared leaderboard when it ends; a setting that went away or broke since
+    the page opened refuses the run rather than drop that choice."""
     try:
         request = build_request(values, confirmed=bool(confirmed))
         benchmark = load(request)
@@ -708,8 +768,13 @@ def start_from_page(
             up_to = decision.spend_up_to
             high = "an unknown amount" if up_to is None else format_money(up_to)
             return _alert(f"Tick “{CONFIRM_LABEL}” to run (up to {high}).", "yellow"), None
+        publish_to, problem = configured_place() if publish else (None, None)
+        if publish and publish_to is None:
+            why = problem or "no shared leaderboard is configured on this server any more"
+            return _alert(f"Your results cannot be added to the shared leaderboard: {why}. "
+                          f"Untick “{PUBLISH_LABEL}” to run without publishing."), None  # fmt: skip
         try:
-            hosted = host.start(prepared, request, keys)
+            hosted = host.start(prepared, request, keys, publish_to=publish_to)
         except UserError as exc:
             return _alert(scrub(str(exc))), None
     keys.clear()

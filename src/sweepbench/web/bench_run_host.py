@@ -6,10 +6,16 @@ A visitor's key reaches only that run's calls: the run's coroutine holds it in a
 :func:`~sweepbench.settings.run_keys` block (the supervisor starts each run in an empty
 context, and the tasks the run creates inherit the block's), and while the block lasts the key
 is on the scrubber's list. It is never written, logged or sent back; when the run ends the
-block ends and the key is dropped."""
+block ends and the key is dropped.
+
+A run started with ``publish_to`` (the visitor ticked "Add my results to the shared
+leaderboard") publishes its scrubbed bundle there when it ends, still inside that block, so
+the key is on the scrubber's list and the bundle code refuses anything key-shaped. A publish
+that fails is said (scrubbed) and never touches the run."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import weakref
 from collections.abc import Mapping
@@ -42,6 +48,12 @@ class HostedRun:
     error: str | None = None
     """Why the run could not go on (scrubbed), when it ended on an error."""
     done: threading.Event = field(default_factory=threading.Event)
+    publish_to: str | None = None
+    """The shared place the visitor chose to publish to; None: they opted out."""
+    published: str | None = None
+    """Where the run's bundle was written, once it was."""
+    publish_error: str | None = None
+    """Why publishing failed (scrubbed); the run itself is kept as it is."""
 
 
 @dataclass(frozen=True)
@@ -66,10 +78,17 @@ class BenchRunHost:
         self._lock = threading.Lock()
 
     def start(
-        self, prepared: PreparedRun, request: BenchRequest, keys: Mapping[str, str]
+        self,
+        prepared: PreparedRun,
+        request: BenchRequest,
+        keys: Mapping[str, str],
+        *,
+        publish_to: str | None = None,
     ) -> HostedRun:
         """Start ``prepared`` in the background with ``keys`` (provider → key) for its calls
-        only; returns once the run is recorded (UserError: it could not start)."""
+        only; returns once the run is recorded (UserError: it could not start). With
+        ``publish_to`` (a folder or an fsspec URL) the run's bundle is published there when
+        the run ends."""
         started = threading.Event()
         box: dict[str, Any] = {}
         held = dict(keys)  # the coroutine's own copy: the caller drops its reference
@@ -86,15 +105,20 @@ class BenchRunHost:
                     box["error"] = scrub(str(exc))
                     started.set()
                     return
-                hosted = HostedRun(runner.run_id, runner.progress.resumed, runner)
+                hosted = HostedRun(
+                    runner.run_id, runner.progress.resumed, runner, publish_to=publish_to
+                )
                 with self._lock:
                     self._runs[hosted.run_id] = hosted
                 box["hosted"] = hosted
                 started.set()
                 try:
-                    hosted.outcome = await runner.run()
-                except Exception as exc:  # e.g. another session holds these settings
-                    hosted.error = scrub(f"{exc}")
+                    try:
+                        hosted.outcome = await runner.run()
+                    except Exception as exc:  # e.g. another session holds these settings
+                        hosted.error = scrub(f"{exc}")
+                    if hosted.outcome is not None and publish_to is not None:
+                        await self._publish(hosted, publish_to)
                 finally:
                     held.clear()
                     hosted.runner = None
@@ -107,6 +131,23 @@ class BenchRunHost:
             raise UserError(box["error"])
         hosted: HostedRun = box["hosted"]
         return hosted
+
+    async def _publish(self, hosted: HostedRun, destination: str) -> None:
+        """Publish an ended run (in a worker thread, which runs in a copy of this context:
+        the run's key is still on the scrubber's list); a failure is kept, scrubbed."""
+        try:
+            hosted.published = await asyncio.to_thread(self.publish, hosted.run_id, destination)
+        except Exception as exc:  # said on the page; the run is kept as it is
+            hosted.publish_error = scrub(f"{exc}")
+
+    def publish(self, run_id: str, destination: str) -> str:
+        """Write the run's scrubbed bundle (answer texts included, spec §12) under
+        ``destination``; the file's path or URL. UserError when it cannot be built or
+        written (a bundle holding anything key-shaped never is)."""
+        from sweepbench.leaderboard.bundle import build_bundle, write_bundle
+
+        bundle = build_bundle(BenchStore(self.store), run_id, answers=True)
+        return write_bundle(bundle, destination)
 
     def hosted(self, run_id: str) -> HostedRun | None:
         """The run this process hosts under ``run_id``."""

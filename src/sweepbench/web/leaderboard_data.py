@@ -1,18 +1,22 @@
 """What the Leaderboard page shows, from the leaderboard library (no rule of its own): the
 rows of a scope (the bundled published results and the store's runs), the board the controls
-pick, the comparison of picked results and the paired test of two runs."""
+pick, the comparison of picked results and the paired test of two runs, and the pull from the
+configured shared leaderboard that Refresh does first."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 
 from sweepbench.bench.record import load_record
 from sweepbench.bench.storage import BenchStore
 from sweepbench.errors import DataError, UserError
 from sweepbench.leaderboard.board import Board, Catalogue, Filters, PriceMeasure, build_board
 from sweepbench.leaderboard.board import takeaway as takeaway_lines
+from sweepbench.leaderboard.bundle import is_url
+from sweepbench.leaderboard.bundle import pull as pull_bundles
 from sweepbench.leaderboard.catalogue import elbench_catalogue, published_questions
 from sweepbench.leaderboard.compare import Comparison, Entry, Layout, LayoutArea, View, compare
 from sweepbench.leaderboard.paired import PairedResult, item_values, paired_difference
@@ -23,6 +27,7 @@ from sweepbench.leaderboard.published import (
 )
 from sweepbench.leaderboard.rows import OVERALL, BoardRow, Scope
 from sweepbench.leaderboard.sources import LoadedRows, published_board_rows, stored_run_rows
+from sweepbench.settings import scrub, shared_place
 from sweepbench.store import Store
 
 PRICE_OFF = 30.0
@@ -81,6 +86,30 @@ def sources(store: Store, scope: Scope) -> Sources:
         runs=stored_run_rows(BenchStore(store), scope),
         questions=published_questions(snapshot, catalogue, scope),
     )
+
+
+def pull_shared(store: Store) -> list[str] | None:
+    """Pull the configured shared leaderboard into the store (spec §17.9): one line saying
+    how many runs were added, already here and skipped, then one line per skipped bundle (why);
+    or one line saying why nothing could be pulled. None when no shared place is
+    configured."""
+    try:
+        place = shared_place()
+    except UserError as exc:
+        return [f"The shared leaderboard setting cannot be used: {scrub(str(exc))}"]
+    if place is None:
+        return None
+    if not is_url(place) and not Path(place).exists():
+        return [f"Pulled from the shared leaderboard at {place}: nothing is published there yet."]
+    try:
+        result = pull_bundles(BenchStore(store), place)
+    except Exception as exc:  # unreachable, refused, a store error: said, the page goes on
+        return [f"Could not pull from the shared leaderboard at {place}: {scrub(str(exc))}"]
+    head = (
+        f"Pulled from the shared leaderboard at {place}: {len(result.imported)} added, "
+        f"{len(result.present)} already here, {len(result.skipped)} skipped."
+    )
+    return [head, *(scrub(reason) for reason in result.skipped)]
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ off) pick a board from :mod:`sweepbench.leaderboard` (no rule lives here): the c
 served by this app, log price against score, the frontier as a step line), the takeaway and
 the value table; accordions hold the published results (with the task-by-task picker), your
 runs, and the comparison of picked results (task by task or by area, and the paired test of
-two runs). Refresh re-reads the store. The page is read-only: nothing here spends or takes a
-key."""
+two runs). Refresh first pulls the configured shared leaderboard into the store (when there
+is one), then re-reads the store. Nothing here spends or takes a key."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ from sweepbench.web.leaderboard_data import (
     filters_of,
     metric_of,
     paired,
+    pull_shared,
     scope_of,
     sources,
 )
@@ -60,9 +61,10 @@ GRAPH_CONFIG: Any = {
     "modeBarButtonsToRemove": ["toImage"],
 }
 """No button that would reach for anything off this app; Plotly itself is served locally."""
-REFRESH_NOTE = (
-    "Re-read the store: {runs} of your runs in this scope. No shared places are configured "
-    "here; import others' runs with `sweepbench leaderboard pull`, then Refresh."
+REFRESH_NOTE = "Re-read the store: {runs} of your runs in this scope."
+NO_SHARED_NOTE = (
+    "No shared leaderboard is configured here; import others' runs with `sweepbench "
+    "leaderboard pull`, then Refresh."
 )
 
 
@@ -220,6 +222,7 @@ def layout(context: WebContext, search: str) -> Any:
             controls,
             filters,
             dmc.Text(id="lb-refresh-note", size="sm", c="dimmed"),
+            dcc.Store(id="lb-pulled"),
             dcc.Graph(id="lb-chart", config=GRAPH_CONFIG, mathjax=False, style={"height": 520}),
             html.Div(id="lb-takeaway"),
             more,
@@ -247,7 +250,17 @@ def _keep(value: Any, data: list[dict[str, str]], fallback: Any) -> Any:
 
 def register(app: Dash, context: WebContext) -> None:
     """The page's callbacks: choices and tables on scope change and Refresh, the board, the
-    task-by-task table and the comparison."""
+    task-by-task table and the comparison. Refresh pulls first (:func:`pull_shared`); the
+    views follow its answer, so they read the store after the pull."""
+
+    @app.callback(
+        Output("lb-pulled", "data"),
+        Input("lb-refresh", "n_clicks"),
+        prevent_initial_call=True,
+    )
+    def refresh(clicks: int | None) -> dict[str, Any]:
+        """Pull the shared leaderboard into the store; what it did, for the note."""
+        return {"clicks": clicks, "lines": pull_shared(context.store)}
 
     @app.callback(
         Output("lb-headline", "children"),
@@ -263,7 +276,7 @@ def register(app: Dash, context: WebContext) -> None:
         Output("lb-runs-table", "children"),
         Output("lb-refresh-note", "children"),
         Input("lb-scope", "checked"),
-        Input("lb-refresh", "n_clicks"),
+        Input("lb-pulled", "data"),
         State("lb-board", "value"),
         State("lb-task", "value"),
         State("lb-compare-first", "value"),
@@ -271,7 +284,7 @@ def register(app: Dash, context: WebContext) -> None:
     )
     def rescope(
         regional: bool | None,
-        clicks: int | None,
+        pulled: dict[str, Any] | None,
         board: str | None,
         task: str | None,
         first: str | None,
@@ -281,7 +294,11 @@ def register(app: Dash, context: WebContext) -> None:
         found = sources(context.store, scope_of(regional))
         boards, tasks, results = board_choices(found), task_choices(found), result_choices(found)
         default_first, default_others = default_compare(found)
-        note = REFRESH_NOTE.format(runs=len(found.runs.rows)) if clicks else ""
+        note: Any = ""
+        if pulled:
+            lines = pulled.get("lines") or [NO_SHARED_NOTE]
+            reread = REFRESH_NOTE.format(runs=len(found.runs.rows))
+            note = [html.Div(line) for line in [*lines, reread]]
         return (
             headline(found),
             boards,
@@ -310,7 +327,7 @@ def register(app: Dash, context: WebContext) -> None:
         Input("lb-max-price", "value"),
         Input("lb-max-size", "value"),
         Input("lb-undisclosed", "checked"),
-        Input("lb-refresh", "n_clicks"),
+        Input("lb-pulled", "data"),
     )
     def draw(
         regional: bool | None,
@@ -322,7 +339,7 @@ def register(app: Dash, context: WebContext) -> None:
         max_price: float | None,
         max_size: float | None,
         undisclosed: bool | None,
-        _clicks: int | None,
+        _pulled: Any,
     ) -> tuple[Any, ...]:
         """The board the controls pick: chart, takeaway and value table."""
         found = sources(context.store, scope_of(regional))
@@ -358,14 +375,14 @@ def register(app: Dash, context: WebContext) -> None:
         Input("lb-compare-with", "value"),
         Input("lb-compare-by", "value"),
         Input("lb-scope", "checked"),
-        Input("lb-refresh", "n_clicks"),
+        Input("lb-pulled", "data"),
     )
     def compared(
         first: str | None,
         others: list[str] | None,
         by: str | None,
         regional: bool | None,
-        _clicks: int | None,
+        _pulled: Any,
     ) -> tuple[Any, ...]:
         """The picked results side by side, and the paired test of exactly two runs."""
         keys = [k for k in [first, *(others or [])] if k]
