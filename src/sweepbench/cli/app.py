@@ -33,8 +33,8 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "serve": (
         "serve",
-        "Open the web app (Sweep page, History). Bound to another address than loopback,\n"
-        "runs that spend money need the token in SWEEPBENCH_TOKEN.",
+        "Open the web app (sweeps, benchmarks, the leaderboard). Bound to another address\n"
+        "than loopback, runs that spend money need the token in SWEEPBENCH_TOKEN.",
     ),
     "bench": (
         "bench",

@@ -42,8 +42,8 @@ def register(app: typer.Typer) -> None:
             ),
         ] = False,
     ) -> None:
-        """Open the web app (Sweep page, History). Bound to another address than loopback,
-        runs that spend money need the token in SWEEPBENCH_TOKEN.
+        """Open the web app (sweeps, benchmarks, the leaderboard). Bound to another address
+        than loopback, runs that spend money need the token in SWEEPBENCH_TOKEN.
 
         In fact the whole app does then: visitors sign in with the token, and with none set
         the app stays closed. It answers only to its own Host names (loopback, the bound
