@@ -41,6 +41,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "Benchmarks: whole question sets, estimated first, resumable, scored with intervals.",
     ),
     "sweeps": ("sweep", "Stored sweeps: list, show, export."),
+    "db": ("db", "The store: its URL and schema version; apply pending migrations."),
     "leaderboard": (
         "leaderboard",
         "The leaderboard: published ELBench results and your runs, by price and score.",
