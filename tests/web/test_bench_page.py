@@ -148,7 +148,7 @@ def test_a_run_stops_continues_and_downloads_what_export_writes_and_keeps_no_key
     assert 0 < kept < 40 and run.status == "interrupted"
 
     # continue, faster (requests at once is not one of the settings that make a run)
-    _settings(page, SLOW, concurrency="40")  # the reopened page shows the defaults again
+    _settings(page, SLOW, concurrency="40")  # the reopened page holds the run's settings
     page.click("#bp-run")
     page.wait_for_selector("#bp-outcome:has-text('Finished')", timeout=25_000)
     assert [r.id for r in runs.runs()] == [run.id]

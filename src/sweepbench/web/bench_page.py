@@ -20,6 +20,7 @@ from urllib.parse import parse_qs
 
 import dash_mantine_components as dmc
 from dash import Dash, Input, Output, State, ctx, dcc, html, no_update
+from dash.development.base_component import Component
 
 from sweepbench.bench.catalog import PRESETS
 from sweepbench.bench.items import Benchmark, Scope
@@ -49,6 +50,10 @@ NO_SHARED_PLACE = (
 )
 PUBLISH_LABEL = "Add my results to the shared leaderboard"
 OPTED_OUT = "Not saved to the shared leaderboard (you opted out)."
+REMOVED = (
+    "Taken out of the queue before it started: nothing was run, spent or saved. Press Run "
+    "to queue it again."
+)
 BENCHMARKS = [
     ("sample", "sweepbench sample"),
     ("sample-teaching", "Sample teaching dialogues"),
@@ -240,6 +245,11 @@ def progress_text(p: Any) -> str:
     )
 
 
+def queued_text(ahead: int) -> str:
+    """ "Queued: 2 runs ahead of yours." (spec §8.1, concurrency between visitors)."""
+    return f"Queued: {ahead:,} run{'' if ahead == 1 else 's'} ahead of yours."
+
+
 def outcome_view(context: WebContext, host: BenchRunHost, run_id: str) -> Any:
     """The outcome (spec §8.3), the scores line, publishing, the run id, Detailed results and
     the downloads of a run that has ended."""
@@ -358,6 +368,12 @@ def _state_view(
     Returns (children, state, tick disabled)."""
     if not run_id:
         return [], "idle", True
+    ahead = host.ahead(run_id)
+    if ahead is not None:
+        return dmc.Text(queued_text(ahead), size="sm", id="bp-queued"), "queued", False
+    hosted = host.hosted(run_id)
+    if hosted is not None and hosted.removed:
+        return dmc.Alert(REMOVED, color="gray", id="bp-removed"), "removed", True
     progress = host.progress(run_id)
     if progress is None:
         return dmc.Alert(f"No benchmark run {run_id!r}.", color="yellow"), "missing", True
@@ -425,11 +441,98 @@ def _reopened(host: BenchRunHost, search: str) -> str | None:
     return live[-1] if live else None
 
 
+def _joined(value: Any) -> str:
+    return ", ".join(str(v) for v in value) if isinstance(value, list | tuple) else _text(value)
+
+
+def _benchmark_choice(settings: dict[str, Any]) -> dict[str, Any]:
+    """The benchmark controls of a stored run: its choice and the path it was loaded from."""
+    from sweepbench.bench.sources.declared import SAMPLE_FOLDER
+    from sweepbench.bench.sources.elbench import BENCHMARK_ID
+
+    config = settings.get("config") or {}
+    source = _text(settings.get("benchmark_source"))
+    if source == str((SAMPLE_FOLDER / "teaching.yaml").resolve()):
+        return {"bp-benchmark": "sample-teaching"}
+    if config.get("benchmark") == BENCHMARK_ID:
+        return {"bp-benchmark": "elbench", "bp-data": source}
+    if source and source != "built in":
+        return {"bp-benchmark": "declaration", "bp-declaration": source}
+    return {"bp-benchmark": "sample"}
+
+
+def controls_from_run(settings: dict[str, Any]) -> dict[str, Any]:
+    """The page's controls (id → value or checked) from a run's stored settings (config,
+    selection, limits, concurrency), so pressing Run continues it; never a key (none is
+    stored)."""
+    config = settings.get("config") or {}
+    selection = settings.get("selection") or {}
+    limits = settings.get("limits") or {}
+    roles = limits.get("roles") or {}
+    models = config.get("models") or {}
+    student = _text(models.get("student"))
+    filled: dict[str, Any] = _benchmark_choice(settings)
+    filled.update({
+        "bp-model": _text(models.get("target") or config.get("model")),
+        "bp-judge": _text(models.get("judge") or config.get("judge")),
+        "bp-decision": bool(config.get("decision_judge")),
+        "bp-separate-student": bool(student),
+        "bp-student": student,
+        "bp-preset": _text(selection.get("preset")) or "full",
+        "bp-scope": (selection.get("scope") or config.get("scope")) == "paper",
+        "bp-limit": _text(limits.get("total")),
+        "bp-areas": _joined(selection.get("areas") or []),
+        "bp-tasks": _joined(selection.get("tasks") or []),
+        "bp-skills": _joined(config.get("dimensions") or []),
+        "bp-per-task": _text(config.get("per_task")),
+        "bp-max-items": _text(config.get("max_items")),
+        "bp-max-tokens": _text(config.get("max_tokens")),
+        "bp-concurrency": _text(settings.get("concurrency")) or "8",
+        "bp-resume": True,
+    })  # fmt: skip
+    for role in ("target", "judge", "student"):
+        filled[f"bp-limit-{role}"] = _text(roles.get(role))
+    return filled
+
+
+def _stored_controls(context: WebContext, run_id: str | None) -> dict[str, Any]:
+    """The controls of a stored run (empty: no such run, or none asked for)."""
+    if not run_id:
+        return {}
+    from sweepbench.bench.storage import BenchStore
+
+    try:
+        run = BenchStore(context.store).run(run_id)
+    except SweepbenchError:
+        run = None
+    return controls_from_run(dict(run.settings)) if run is not None else {}
+
+
+def _fill(node: Any, filled: dict[str, Any]) -> None:
+    """Set the value (or checked) of every control of ``node``'s tree named in ``filled``."""
+    if isinstance(node, list | tuple):
+        for child in node:
+            _fill(child, filled)
+        return
+    if not isinstance(node, Component):
+        return
+    name = getattr(node, "id", None)
+    if isinstance(name, str) and name in filled:
+        setattr(node, PROPERTY.get(name, "value"), filled[name])
+    _fill(getattr(node, "children", None), filled)
+
+
 def layout(context: WebContext, search: str) -> Any:
-    """The page; a run going on here (or ``?run=ID``) is shown with its progress and Stop."""
+    """The page; a run going on here (or ``?run=ID``) is shown with its progress and Stop,
+    and its stored settings fill the controls (so pressing Run continues it)."""
     host = host_for(context.store, context.supervisor)
     run_id = _reopened(host, search)
-    benchmark, _problem = _load("sample", None, None)
+    filled = _stored_controls(context, run_id)
+    choice = filled.get("bp-benchmark", "sample")
+    data = filled.get("bp-data")
+    benchmark, _problem = _load(choice, filled.get("bp-declaration"), data)
+    paper = bool(filled.get("bp-scope"))
+    loadable = choice == "elbench" and benchmark is not None
     models, total = _known_models(None, None)
     can_publish, note = publish_note()
     text = {"size": "sm"}
@@ -479,7 +582,7 @@ def layout(context: WebContext, search: str) -> Any:
             id="bp-unpriced", checked=False, label="Run even though this model has no listed price"
         ),
     ]
-    return dmc.Stack(
+    page = dmc.Stack(
         [
             dmc.Title("Run a benchmark", order=2),
             dmc.Group(
@@ -489,7 +592,7 @@ def layout(context: WebContext, search: str) -> Any:
                         label="Benchmark",
                         value="sample",
                         data=[
-                            {"value": v, "label": lbl, "disabled": v == "elbench"}
+                            {"value": v, "label": lbl, "disabled": v == "elbench" and not loadable}
                             for v, lbl in BENCHMARKS
                         ],
                         allowDeselect=False,
@@ -528,7 +631,7 @@ def layout(context: WebContext, search: str) -> Any:
             ),
             dmc.Text(f"Showing {len(models)} of {total} models.", id="bp-picker-note", **text),
             dmc.RadioGroup(
-                dmc.Stack(_preset_options(benchmark, False), gap=4),
+                dmc.Stack(_preset_options(benchmark, paper), gap=4),
                 id="bp-preset",
                 value="full",
                 label="What to run",
@@ -572,6 +675,8 @@ def layout(context: WebContext, search: str) -> Any:
         ],
         gap="sm",
     )
+    _fill(page, filled)
+    return page
 
 
 def _values(args: tuple[Any, ...]) -> dict[str, Any]:
@@ -676,7 +781,7 @@ def register(app: Dash, context: WebContext) -> None:
     )
     def on_tick(run_id: Any, _n: Any) -> tuple[Any, str, bool, bool]:
         children, state, disabled = _state_view(context, host, run_id)
-        return children, state, disabled, state != "running"
+        return children, state, disabled, state not in ("running", "queued")
 
     @app.callback(
         Output("bp-stop", "children"),

@@ -11,11 +11,20 @@ block ends and the key is dropped.
 A run started with ``publish_to`` (the visitor ticked "Add my results to the shared
 leaderboard") publishes its scrubbed bundle there when it ends, still inside that block, so
 the key is on the scrubber's list and the bundle code refuses anything key-shaped. A publish
-that fails is said (scrubbed) and never touches the run."""
+that fails is said (scrubbed) and never touches the run.
+
+At most ``SWEEPBENCH_MAX_HOSTED_RUNS`` runs (default 1) go on at once on one host; a later
+start waits in a queue, in order, and the page says how many runs are ahead of it. A queued
+run is only memory: its runner is built (so its id is known and a refusal is said at once)
+but nothing is recorded, and its key stays in the waiting coroutine's own ``run_keys`` block.
+Stop on a queued run removes it: it never starts, records, spends or answers, and its key is
+wiped. Runs started by other processes (the CLI) are not counted."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
 import threading
 import weakref
 from collections.abc import Mapping
@@ -35,6 +44,29 @@ from sweepbench.store import Store
 
 START_WAIT_S = 15.0
 """How long a start waits for its run to be recorded (its id known) before answering."""
+MAX_HOSTED_ENV = "SWEEPBENCH_MAX_HOSTED_RUNS"
+DEFAULT_MAX_HOSTED = 1
+
+log = logging.getLogger(__name__)
+
+
+def max_hosted_runs() -> int:
+    """How many runs one host runs at once (``SWEEPBENCH_MAX_HOSTED_RUNS``, a whole number of
+    at least 1; unset: 1). A bad value is warned about and the default used."""
+    text = (os.environ.get(MAX_HOSTED_ENV) or "").strip()
+    if not text:
+        return DEFAULT_MAX_HOSTED
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        log.warning(
+            "%s must be a whole number of at least 1, not %r; running %d at once",
+            MAX_HOSTED_ENV, text, DEFAULT_MAX_HOSTED,
+        )  # fmt: skip
+        return DEFAULT_MAX_HOSTED
+    return value
 
 
 @dataclass
@@ -54,6 +86,13 @@ class HostedRun:
     """Where the run's bundle was written, once it was."""
     publish_error: str | None = None
     """Why publishing failed (scrubbed); the run itself is kept as it is."""
+    config_hash: str = ""
+    queued: bool = False
+    """Waiting for a free place on the host (nothing recorded yet)."""
+    removed: bool = False
+    """Stopped while queued: it never started."""
+    slot: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set on the host's loop when the run may start (or was removed)."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +115,11 @@ class BenchRunHost:
         self.supervisor = supervisor
         self._runs: dict[str, HostedRun] = {}
         self._lock = threading.Lock()
+        self.max_runs = max_hosted_runs()
+        self._running = 0
+        """Runs holding a place (started, or admitted and about to)."""
+        self._waiting: list[HostedRun] = []
+        """Queued runs, first in first out."""
 
     def start(
         self,
@@ -89,6 +133,18 @@ class BenchRunHost:
         only; returns once the run is recorded (UserError: it could not start). With
         ``publish_to`` (a folder or an fsspec URL) the run's bundle is published there when
         the run ends."""
+        config_hash = prepared.plan.config.hash
+        with self._lock:
+            busy = next(
+                (r.run_id for r in self._runs.values()
+                 if not r.done.is_set() and r.config_hash == config_hash),
+                None,
+            )  # fmt: skip
+        if busy is not None:
+            raise UserError(
+                f"A run with these settings is already running or queued here ({busy}): "
+                f"open /benchmarks?run={busy} to watch it."
+            )
         started = threading.Event()
         box: dict[str, Any] = {}
         held = dict(keys)  # the coroutine's own copy: the caller drops its reference
@@ -102,17 +158,32 @@ class BenchRunHost:
                         rate_limits=RateLimits(rpm=request.rpm, tpm=request.tpm),
                     )  # fmt: skip
                 except Exception as exc:  # refused by the runner: say why, scrubbed
+                    held.clear()
                     box["error"] = scrub(str(exc))
                     started.set()
                     return
                 hosted = HostedRun(
-                    runner.run_id, runner.progress.resumed, runner, publish_to=publish_to
-                )
+                    runner.run_id, runner.progress.resumed, runner, publish_to=publish_to,
+                    config_hash=config_hash,
+                )  # fmt: skip
                 with self._lock:
+                    self._runs.pop(hosted.run_id, None)  # a continued run: newest last
                     self._runs[hosted.run_id] = hosted
+                    if self._running < self.max_runs and not self._waiting:
+                        self._running += 1
+                    else:
+                        hosted.queued = True
+                        self._waiting.append(hosted)
                 box["hosted"] = hosted
                 started.set()
+                holds_place = False
                 try:
+                    if hosted.queued:
+                        await hosted.slot.wait()
+                    if hosted.removed:  # stopped while queued: never started
+                        await runner.executor.aclose()
+                        return
+                    holds_place = True
                     try:
                         hosted.outcome = await runner.run()
                     except Exception as exc:  # e.g. another session holds these settings
@@ -122,6 +193,8 @@ class BenchRunHost:
                 finally:
                     held.clear()
                     hosted.runner = None
+                    if holds_place or not hosted.removed:
+                        self._release(hosted)
                     hosted.done.set()
 
         self.supervisor.submit(host())
@@ -131,6 +204,31 @@ class BenchRunHost:
             raise UserError(box["error"])
         hosted: HostedRun = box["hosted"]
         return hosted
+
+    def _release(self, hosted: HostedRun) -> None:
+        """Give up ``hosted``'s place (on the host's loop) and start the next queued runs."""
+        with self._lock:
+            if hosted in self._waiting:  # cancelled while it waited
+                self._waiting.remove(hosted)
+                return
+            self._running = max(0, self._running - 1)
+            admitted = []
+            while self._running < self.max_runs and self._waiting:
+                job = self._waiting.pop(0)
+                job.queued = False
+                self._running += 1
+                admitted.append(job)
+        for job in admitted:
+            job.slot.set()
+
+    def ahead(self, run_id: str) -> int | None:
+        """How many runs are ahead of a queued run (the runs going on here and those queued
+        before it); None when it is not queued."""
+        with self._lock:
+            for index, job in enumerate(self._waiting):
+                if job.run_id == run_id:
+                    return self._running + index
+        return None
 
     async def _publish(self, hosted: HostedRun, destination: str) -> None:
         """Publish an ended run (in a worker thread, which runs in a copy of this context:
@@ -165,7 +263,17 @@ class BenchRunHost:
             return next(reversed(self._runs), None) if self._runs else None
 
     def stop(self, run_id: str) -> bool:
-        """Ask a live run to stop (finished answers kept); False when none is live here."""
+        """Ask a live run to stop (finished answers kept), or take a queued one out of the
+        queue (it never starts; its key is wiped); False when none is live here."""
+        with self._lock:
+            queued = next((j for j in self._waiting if j.run_id == run_id), None)
+            if queued is not None:
+                self._waiting.remove(queued)
+                queued.queued = False
+                queued.removed = True
+        if queued is not None:
+            self.supervisor.call(queued.slot.set)
+            return True
         hosted = self.hosted(run_id)
         runner = hosted.runner if hosted is not None else None
         if runner is None:
