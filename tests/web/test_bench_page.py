@@ -189,7 +189,7 @@ def test_the_token_gate_refuses_a_run_when_bound_off_loopback() -> None:
     dash_app = create_app(store, host="0.0.0.0", gate=Gate("0.0.0.0", token=token))
     context: WebContext = dash_app.server.config["sweepbench.context"]
     try:
-        host = host_for(context.store, context.supervisor)
+        host = host_for(context)
         key = "sk-test-" + uuid.uuid4().hex
         with dash_app.server.test_request_context("/"):  # not signed in
             shown, run_id = start_from_page(context, host, _page_values(JUDGE), key, True)

@@ -42,7 +42,7 @@ def app(monkeypatch: pytest.MonkeyPatch) -> Iterator[App]:
     store = Store.open()
     dash_app = create_app(store)
     context: WebContext = dash_app.server.config["sweepbench.context"]
-    host = host_for(context.store, context.supervisor)
+    host = host_for(context)
     try:
         with serve(dash_app) as url:
             yield App(url, context, store, host)

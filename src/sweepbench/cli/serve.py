@@ -66,7 +66,7 @@ def register(app: typer.Typer) -> None:
         try:  # bound here: werkzeug's own bind prints the error and exits with status 1
             listening = _listen(host, port)
         except OSError as exc:  # the port is taken, the host is not ours or does not resolve
-            dash_app.server.config["sweepbench.runner"].close()
+            dash_app.server.config["sweepbench.context"].close()
             store.close()
             raise bind_error(exc, host, port) from None
         with listening:
@@ -91,7 +91,7 @@ def register(app: typer.Typer) -> None:
             + (f", {', '.join(allowed_host)}" if allowed_host else "")
             + f" (more with --allowed-host or {ALLOWED_HOSTS_VARIABLE})"
         )
-        err.print("Ctrl-C stops the server (and every sweep it is running).")
+        err.print("Ctrl-C stops the server (and every sweep and benchmark run it hosts).")
 
         def terminate(signum: int, frame: object) -> None:
             raise KeyboardInterrupt  # SIGTERM (systemctl stop, docker stop) acts as Stop all
@@ -103,7 +103,8 @@ def register(app: typer.Typer) -> None:
             pass
         finally:
             server.server_close()
-            dash_app.server.config["sweepbench.runner"].close()
+            # every sweep, benchmark run and benchmark sweep it hosts stops, answers kept
+            dash_app.server.config["sweepbench.context"].close(timeout=10.0)
             store.close()
 
 

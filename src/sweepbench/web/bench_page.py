@@ -525,7 +525,7 @@ def _fill(node: Any, filled: dict[str, Any]) -> None:
 def layout(context: WebContext, search: str) -> Any:
     """The page; a run going on here (or ``?run=ID``) is shown with its progress and Stop,
     and its stored settings fill the controls (so pressing Run continues it)."""
-    host = host_for(context.store, context.supervisor)
+    host = host_for(context)
     run_id = _reopened(host, search)
     filled = _stored_controls(context, run_id)
     choice = filled.get("bp-benchmark", "sample")
@@ -685,7 +685,7 @@ def _values(args: tuple[Any, ...]) -> dict[str, Any]:
 
 def register(app: Dash, context: WebContext) -> None:
     """The page's callbacks."""
-    host = host_for(context.store, context.supervisor)
+    host = host_for(context)
     settings = [State(f, PROPERTY.get(f, "value")) for f in FIELDS]
 
     @app.callback(

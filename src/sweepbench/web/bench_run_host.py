@@ -26,6 +26,7 @@ import asyncio
 import logging
 import os
 import threading
+import time
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ from sweepbench.engine.supervisor import Supervisor
 from sweepbench.errors import UserError
 from sweepbench.settings import run_keys, scrub
 from sweepbench.store import Store
+from sweepbench.web.context import WebContext
 
 START_WAIT_S = 15.0
 """How long a start waits for its run to be recorded (its id known) before answering."""
@@ -281,6 +283,21 @@ class BenchRunHost:
         self.supervisor.call(runner.stop)
         return True
 
+    def stop_all(self, timeout: float) -> None:
+        """The app is closing: take every queued run out (never started, keys wiped), stop
+        every live one (finished answers kept, leases settled) and wait up to ``timeout``
+        seconds for them to end."""
+        with self._lock:
+            waiting = list(self._waiting)
+            live = [r for r in self._runs.values() if not r.done.is_set()]
+        for job in waiting:
+            self.stop(job.run_id)
+        for hosted in live:
+            self.stop(hosted.run_id)
+        deadline = time.monotonic() + timeout
+        for hosted in live:
+            hosted.done.wait(max(deadline - time.monotonic(), 0.0))
+
     def progress(self, run_id: str) -> Progress | None:
         """The run's progress from the store (None: no such run)."""
         runs = BenchStore(self.store)
@@ -310,11 +327,12 @@ _HOSTS: weakref.WeakKeyDictionary[Supervisor, BenchRunHost] = weakref.WeakKeyDic
 _HOSTS_LOCK = threading.Lock()
 
 
-def host_for(store: Store, supervisor: Supervisor) -> BenchRunHost:
+def host_for(context: WebContext) -> BenchRunHost:
     """The one host of an app (keyed by its background loop: nothing global is shared
-    between apps)."""
+    between apps); closing the app stops its runs (:meth:`BenchRunHost.stop_all`)."""
     with _HOSTS_LOCK:
-        host = _HOSTS.get(supervisor)
+        host = _HOSTS.get(context.supervisor)
         if host is None:
-            host = _HOSTS[supervisor] = BenchRunHost(store, supervisor)
+            host = _HOSTS[context.supervisor] = BenchRunHost(context.store, context.supervisor)
+            context.on_close(host.stop_all)
         return host

@@ -7,6 +7,7 @@ another process) in the store."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import weakref
 from concurrent.futures import Future
@@ -82,6 +83,18 @@ class LiveSweeps:
         self.supervisor.call(live.runner.stop)
         return True
 
+    def stop_all(self, timeout: float) -> None:
+        """Stop every running sweep and wait up to ``timeout`` seconds for them to settle (the
+        app is closing: their answers are kept and the same sweep continues later)."""
+        with self._lock:
+            running = [live for live in self._live.values() if not live.done]
+        for live in running:
+            live.stopping = True
+            self.supervisor.call(live.runner.stop)
+        for live in running:
+            with contextlib.suppress(Exception):
+                live.future.result(timeout=timeout)
+
 
 _REGISTRIES: weakref.WeakKeyDictionary[Supervisor, LiveSweeps] = weakref.WeakKeyDictionary()
 _REGISTRIES_LOCK = threading.Lock()
@@ -93,4 +106,5 @@ def live_sweeps(context: WebContext) -> LiveSweeps:
         found = _REGISTRIES.get(context.supervisor)
         if found is None:
             found = _REGISTRIES[context.supervisor] = LiveSweeps(context.supervisor)
+            context.on_close(found.stop_all)
         return found

@@ -4,7 +4,8 @@ background loop on which benchmark runs and benchmark sweeps started from a page
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from sweepbench.engine.supervisor import Supervisor
 from sweepbench.store import Store
@@ -22,8 +23,18 @@ class WebContext:
     """Single-prompt sweeps (the Sweep and History pages)."""
     supervisor: Supervisor
     """The background loop of benchmark runs and benchmark sweeps started from a page."""
+    closers: list[Callable[[float], None]] = field(default_factory=list)
+    """What :meth:`close` calls first, each with the seconds it may take: the hosts of runs
+    on :attr:`supervisor` stop them (answers kept) and wait for them to settle."""
+
+    def on_close(self, stop_and_wait: Callable[[float], None]) -> None:
+        """Have :meth:`close` call ``stop_and_wait(timeout)`` before the loop ends."""
+        self.closers.append(stop_and_wait)
 
     def close(self, timeout: float = 5.0) -> None:
-        """Stop hosting: the sweep runner and the benchmark loop."""
+        """Stop hosting: every run hosted on the benchmark loop is stopped (its finished answers
+        kept, its leases settled) and waited for, then the sweep runner and the loop end."""
+        for stop_and_wait in list(self.closers):
+            stop_and_wait(timeout)
         self.runner.close(timeout)
         self.supervisor.close(timeout)
