@@ -383,3 +383,22 @@ def m007_bench_sweeps(conn: Connection) -> None:
         sa.Index("ix_bench_sweeps_hash", "sweep_hash"),
     )
     md.create_all(conn)
+
+
+@migration
+def m008_bench_claims(conn: Connection) -> None:
+    """Items claimed in the store, so that several worker processes (or machines) can share
+    one run: one row per item still to answer, free or held by a worker; a dead worker's
+    claims are freed again, and an answered item's row goes in the commit of its answer."""
+    md = sa.MetaData()
+    sa.Table(
+        "bench_claims",
+        md,
+        sa.Column("run_id", sa.String(120), primary_key=True),
+        sa.Column("key", sa.String(500), primary_key=True),
+        sa.Column("position", sa.Integer, nullable=False),
+        sa.Column("worker", sa.String(120), nullable=True),
+        sa.Column("claimed_at", UtcDateTime, nullable=True),
+        sa.Index("ix_bench_claims_free", "run_id", "worker", "position"),
+    )
+    md.create_all(conn)

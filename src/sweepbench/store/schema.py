@@ -319,3 +319,15 @@ bench_sweeps = sa.Table(
     sa.Index("ix_bench_sweeps_hash", "sweep_hash"),
 )
 """Benchmark sweeps: one question set under several settings, each setting an ordinary run."""
+
+bench_claims = sa.Table(
+    "bench_claims",
+    metadata,
+    sa.Column("run_id", sa.String(120), primary_key=True),
+    sa.Column("key", sa.String(500), primary_key=True),
+    sa.Column("position", sa.Integer, nullable=False),  # the plan's order
+    sa.Column("worker", sa.String(120), nullable=True),  # None: free to claim
+    sa.Column("claimed_at", UtcDateTime, nullable=True),
+    sa.Index("ix_bench_claims_free", "run_id", "worker", "position"),
+)
+"""The items of a run still to answer, each free or claimed by one worker (workers table)."""
