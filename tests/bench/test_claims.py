@@ -26,14 +26,10 @@ def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 def _children(url: str, run_id: str, count: int, size: int, mode: str) -> list[str]:
+    command = [sys.executable, "-m", "tests.bench.claims_driver", url, run_id, str(size), mode]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
     procs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "tests.bench.claims_driver", url, run_id, str(size), mode],
-            cwd=REPO,
-            stdout=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PYTHONPATH": str(REPO)},
-        )  # fmt: skip
+        subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, text=True, env=env)
         for _ in range(count)
     ]
     seen: list[str] = []
