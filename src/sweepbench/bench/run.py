@@ -13,6 +13,9 @@ retries it. This module decides *which* calls to make:
   refusal, which names the limit. Calls in flight finish.
 - **Quota**: an out-of-credit or rejected-key error stops new calls (the rest are skipped, not
   failed) and ends the run ``interrupted``.
+- **Control**: ``stop()`` (Ctrl-C) ends the session ``interrupted``, keeping every finished
+  answer; so does a stop request recorded in the store by another process or machine
+  (``sweepbench bench stop``), which the writer looks for at least every :data:`STOP_CHECK_S`.
 - **Storage**: answers, scores, spend lines, the calls rows and the settlement of finished leases
   go to the store in group commits, so a crash loses at most the answers of one commit; a
   resumed run answers exactly the items not stored. The run's record is written at the end.
@@ -58,6 +61,7 @@ from sweepbench.bench.storage import (
     RunRow,
     SpendLine,
     release_run,
+    stop_reason,
     this_worker,
 )
 from sweepbench.engine import BatchedRecorder, CallOutcome, CallSpec, Executor, LeaseHolds
@@ -75,6 +79,11 @@ log = logging.getLogger(__name__)
 HEARTBEAT_S = 15.0
 """A running run's row is touched at least this often, so that another process can tell a
 live run (do not resume it twice) from one whose worker died."""
+STOP_CHECK_S = 1.0
+"""A running run looks for a stop request recorded in the store (``sweepbench bench stop``, from
+any process or machine) at least this often, and at most every :data:`STOP_POLL_S` between
+group commits: one read of its row by its key."""
+STOP_POLL_S = 0.25
 WRITE_BATCH = 512
 """Answers waiting to be written after which a worker lets the writer run (an instantly
 answering model never yields to the event loop on its own)."""
@@ -671,19 +680,37 @@ class BenchRunner:
         """Write whatever finished, one transaction at a time. On the event loop's own thread:
         a batch takes milliseconds, and a writer thread competing with busy workers for the
         GIL was measured ~50× slower per row (it waits for the GIL after every row)."""
+        beat = checked = time.monotonic()
         while True:
             with contextlib.suppress(TimeoutError):  # a heartbeat while nothing finishes
-                await asyncio.wait_for(self._wake.wait(), HEARTBEAT_S)
+                await asyncio.wait_for(self._wake.wait(), min(HEARTBEAT_S, STOP_CHECK_S))
             self._wake.clear()
             pending = self._pending_answers or self._pending_spend or self._pending_turns
             if pending or self._recorder.pending:
                 self._flush()
+                beat = time.monotonic()
                 await asyncio.sleep(0)  # workers go on between batches
-            elif not self._writer_done:
+            elif not self._writer_done and time.monotonic() - beat >= HEARTBEAT_S:
                 self.runs.touch(self.run_id)
+                beat = time.monotonic()
+            if not self._writer_done and time.monotonic() - checked >= STOP_POLL_S:
+                checked = time.monotonic()
+                self._check_stop_request()
             waiting = self._pending_answers or self._pending_spend or self._pending_turns
             if self._writer_done and not waiting:
                 return
+
+    def _check_stop_request(self) -> None:
+        """Stop as Ctrl-C does when another process recorded a stop request for this run."""
+        if self._stopping:
+            return
+        try:
+            request = self.runs.stop_request(self.run_id)
+        except Exception:  # a failed read never stops the run: the next check tries again
+            log.warning("could not read the stop request of run %s", self.run_id, exc_info=True)
+            return
+        if request is not None:
+            self.stop(stop_reason(request))
 
     def _flush(self) -> None:
         """Write what is waiting — answers, spend lines, the calls' rows and the settlement of

@@ -35,6 +35,18 @@ from sweepbench.store.workers import REUSED_PID_AFTER_S, pid_alive
 
 RUN_STATES = ("running", "completed", "completed_with_errors", "paused_budget", "interrupted")
 
+STOP_REQUEST = "stop_request"
+"""The key of a run's settings under which another process asks its session to stop
+(``host``, ``pid``, ``via``, ``at``); a new session of the run clears it as it claims the run."""
+STOP_VIA_CLI = "`bench stop`"
+STOP_VIA_PAGE = "a web page's Stop"
+
+
+def stop_reason(request: dict[str, Any]) -> str:
+    """The reason a run stopped by a recorded stop request gives: who asked, from where."""
+    via = request.get("via") or STOP_VIA_CLI
+    return f"stopped by {via} from process {request.get('pid')} on {request.get('host')}"
+
 
 def _now() -> datetime:
     return datetime.now(UTC)
@@ -199,6 +211,7 @@ class BenchStore:
             if run_is_live(current):
                 raise UserError(_busy(current))
             merged = {**current.settings, **settings}
+            merged.pop(STOP_REQUEST, None)  # a new session: an old `bench stop` is spent
             conn.execute(
                 bench_runs.update()
                 .where(bench_runs.c.id == run_id)
@@ -277,6 +290,44 @@ class BenchStore:
             conn.execute(
                 bench_runs.update().where(bench_runs.c.id == run_id).values(updated_at=_now())
             )
+
+    def request_stop(self, run_id: str, *, via: str = STOP_VIA_CLI) -> tuple[RunRow, bool] | None:
+        """Ask the live session of a run — in any process, on any machine that reaches this
+        store — to stop, as Ctrl-C does (finished answers kept): the request (who asks, when,
+        ``via`` what) is recorded in the run's settings in one write transaction, and the
+        runner picks it up within about a second (:meth:`stop_request`). Returns the run as
+        found and whether the request was recorded (False: the run is not running); None for
+        an unknown run id (a unique prefix works too)."""
+        found = self.run(run_id)
+        if found is None:
+            return None
+        request = {**this_worker(), "via": via, "at": _now().isoformat()}
+        with self._writer.begin() as conn:
+            _lock_runs(conn)
+            row = conn.execute(sa.select(bench_runs).where(bench_runs.c.id == found.id)).first()
+            if row is None:
+                return None
+            current = _run_row(row)
+            if not run_is_live(current):
+                return current, False
+            settings = {**current.settings, STOP_REQUEST: request}
+            conn.execute(  # not updated_at: that is the runner's own heartbeat
+                bench_runs.update()
+                .where(bench_runs.c.id == current.id)
+                .values(settings=_json(settings))
+            )
+        return current, True
+
+    def stop_request(self, run_id: str) -> dict[str, Any] | None:
+        """The stop request recorded for a run's current session (None: none) — one read of
+        the run's row by its key, parsed only when a request is there."""
+        query = sa.select(bench_runs.c.settings).where(bench_runs.c.id == run_id)
+        with self.store.engine.connect() as conn:
+            text = conn.scalar(query)
+        if not text or f'"{STOP_REQUEST}"' not in text:
+            return None
+        value = json.loads(text).get(STOP_REQUEST)
+        return value if isinstance(value, dict) else None
 
     def delete_run(self, run_id: str) -> None:
         """Delete a run with its answers and spend lines."""

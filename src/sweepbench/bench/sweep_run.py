@@ -5,6 +5,8 @@ they finish, resumable on its own). The runners share one set of per-provider an
 concurrency and rate limits (:class:`~sweepbench.engine.limits.CallLimits`), so ten settings
 on one provider make no more calls at once than one run would. ``stop()`` stops them all,
 keeping every finished answer; running the same sweep again continues every setting.
+:func:`request_sweep_stop` does the same from any process that reaches the store (``sweepbench
+bench sweeps stop``): each setting's runner sees the stop request recorded for its run.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from datetime import UTC, datetime
 
 from sweepbench.bench.run import BenchRunner, RunOutcome
 from sweepbench.bench.run import Progress as RunProgress
+from sweepbench.bench.storage import STOP_VIA_CLI, BenchStore, RunRow
 from sweepbench.bench.sweep_plan import BenchSweepPlan
 from sweepbench.bench.sweep_store import SweepRow, SweepSettingRow, SweepStore
 from sweepbench.engine.limits import CallLimits
@@ -144,3 +147,22 @@ class BenchSweepRunner:
         finished = iter(results)
         outcomes = tuple(None if r is None else next(finished) for r in self.runners)
         return SweepOutcome(self.sweep_id, outcomes)  # type: ignore[arg-type]
+
+
+def request_sweep_stop(
+    store: Store, sweep_id: str, *, via: str = STOP_VIA_CLI
+) -> list[tuple[RunRow, bool]] | None:
+    """Record a stop request for every setting's run of a sweep (see
+    :meth:`BenchStore.request_stop`), wherever it runs. Returns each started setting's run with
+    whether the request was recorded (False: that run is not running); None for an unknown
+    sweep id."""
+    sweeps = SweepStore(store)
+    sweep = sweeps.get(sweep_id)
+    if sweep is None:
+        return None
+    runs = BenchStore(store)
+    asked: list[tuple[RunRow, bool]] = []
+    for run in sweeps.runs(sweep):
+        if run is not None and (result := runs.request_stop(run.id, via=via)) is not None:
+            asked.append(result)
+    return asked

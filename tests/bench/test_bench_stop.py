@@ -1,0 +1,145 @@
+"""``sweepbench bench stop RUN`` and ``bench sweeps stop SWEEP`` from another process: the run (in
+a child process, through the real entry point) sees the request recorded in the store, stops as
+Ctrl-C does (answers kept, ``interrupted``), and the same command continues it to the end."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from sweepbench.bench.storage import STOP_REQUEST, BenchStore
+from sweepbench.bench.sweep_store import SweepStore
+from sweepbench.store import Store
+from sweepbench.store.schema import bench_answers
+from tests.bench.sweep_helpers import guess, marked_benchmark
+from tests.helpers import run_cli
+
+REPO = Path(__file__).resolve().parents[2]
+ITEMS = 300
+SLOW = guess("0.9", ttft="0.05")
+START_TIMEOUT_S = 120.0
+
+
+def _answers(store: Store) -> Counter[str]:
+    with store.engine.connect() as conn:
+        rows = conn.execute(sa.select(bench_answers.c.run_id, bench_answers.c.key)).all()
+    assert len(rows) == len(set(rows))
+    return Counter(run for run, _ in rows)
+
+
+def _child(*args: str) -> subprocess.Popen[bytes]:
+    with Store.open() as store:  # the store exists (and is migrated) before the child opens it
+        store.engine.dispose()
+    return subprocess.Popen(
+        [sys.executable, "-c", "from sweepbench.cli import main; main()", *args],
+        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+
+
+def _wait_for_answers(child: subprocess.Popen[bytes], at_least: int) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    with Store.open() as store:
+        while sum(_answers(store).values()) < at_least:
+            assert child.poll() is None, "the run ended before it could be stopped"
+            assert time.monotonic() < deadline, "the run never started answering"
+            time.sleep(0.05)
+
+
+def test_bench_stop_from_another_process_stops_the_run_and_the_same_command_continues_it(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    path = marked_benchmark(tmp_path / "bench", ITEMS)
+    args = ["bench", "run", str(path), "--model", SLOW, "--concurrency", "2", "--yes"]
+    child = _child(*args)
+    try:
+        _wait_for_answers(child, 5)
+        with Store.open() as store:
+            [run] = BenchStore(store).runs()
+        asked = time.monotonic()
+        code, out, err = run_cli(monkeypatch, capsys, "bench", "stop", run.id, "--wait")
+        took = time.monotonic() - asked
+        assert code == 0, err
+        assert f"to stop run {run.id}" in out and f"process {child.pid} on" in out
+        assert "stopped early" in out and "bench stop" in out
+        assert took < 10
+        assert child.wait(timeout=30) == 1  # an interrupted run exits 1, as after Ctrl-C
+    finally:
+        if child.poll() is None:
+            child.kill()
+    with Store.open() as store:
+        stopped = BenchStore(store).run(run.id)
+        kept = _answers(store)[run.id]
+    assert stopped is not None and stopped.status == "interrupted"
+    assert stopped.reason is not None
+    assert stopped.reason.startswith(f"stopped by `bench stop` from process {os.getpid()} on ")
+    assert 5 <= kept < ITEMS  # the finished answers are kept, the rest never asked
+
+    # a finished or stopped run is not running: exit 1, saying its status
+    code, _out, err = run_cli(monkeypatch, capsys, "bench", "stop", run.id)
+    assert code == 1 and "not running" in err and "stopped early" in err
+
+    # the same command continues it: the old request does not stop the new session
+    code, _out, err = run_cli(monkeypatch, capsys, *args)
+    assert code == 0, err
+    with Store.open() as store:
+        done = BenchStore(store).run(run.id)
+        assert _answers(store) == Counter({run.id: ITEMS})  # every item answered once
+    assert done is not None and done.status == "completed"
+    assert STOP_REQUEST not in done.settings
+
+    code, _out, err = run_cli(monkeypatch, capsys, "bench", "stop", run.id)
+    assert code == 1 and "finished" in err
+
+
+def test_bench_stop_of_an_unknown_run_exits_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _out, err = run_cli(monkeypatch, capsys, "bench", "stop", "no-such-run")
+    assert code == 2 and "no benchmark run" in err
+    code, _out, err = run_cli(monkeypatch, capsys, "bench", "sweeps", "stop", "no-such-sweep")
+    assert code == 2 and "no benchmark sweep" in err
+
+
+def test_bench_sweeps_stop_stops_every_setting_of_a_sweep_run_elsewhere(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    path = marked_benchmark(tmp_path / "bench", ITEMS)
+    models = [SLOW, guess("0.6", ttft="0.05")]
+    args = ["bench", "sweep", str(path), "--axis", "model", "--values", ",".join(models),
+            "--yes", "--concurrency", "2"]  # fmt: skip
+    child = _child(*args)
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        with Store.open() as store:
+            while len(counts := _answers(store)) < 2 or min(counts.values()) < 3:
+                assert child.poll() is None, "the sweep ended before it could be stopped"
+                assert time.monotonic() < deadline, "the sweep never started answering"
+                time.sleep(0.05)
+            [sweep] = SweepStore(store).sweeps()
+        code, out, err = run_cli(monkeypatch, capsys, "bench", "sweeps", "stop", sweep.id, "--wait")
+        assert code == 0, err
+        assert out.count("Asked process") == 2 and out.count("stopped early") == 2
+        child.wait(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    with Store.open() as store:
+        runs = SweepStore(store).runs(sweep)
+        kept = _answers(store)
+    assert all(r is not None and r.status == "interrupted" for r in runs)
+    assert all(
+        r is not None and (r.reason or "").startswith("stopped by `bench stop`") for r in runs
+    )
+    assert len(kept) == 2 and all(3 <= n < ITEMS for n in kept.values())  # answers kept
+    code, _out, err = run_cli(monkeypatch, capsys, "bench", "sweeps", "stop", sweep.id)
+    assert code == 1 and "not running" in err
