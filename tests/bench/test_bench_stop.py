@@ -9,15 +9,19 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
-from sweepbench.bench.storage import STOP_REQUEST, BenchStore
-from sweepbench.bench.sweep_store import SweepStore
+from sweepbench.bench.storage import STOP_REQUEST, BenchStore, RunRow, stop_reason
+from sweepbench.bench.sweep_store import SweepRow, SweepSettingRow, SweepStore
+from sweepbench.engine.supervisor import Supervisor
 from sweepbench.store import Store
 from sweepbench.store.schema import bench_answers
+from sweepbench.web.bench_run_host import BenchRunHost
+from sweepbench.web.bench_sweep_live import LiveSweeps
 from tests.bench.sweep_helpers import guess, marked_benchmark
 from tests.helpers import run_cli
 
@@ -143,3 +147,47 @@ def test_bench_sweeps_stop_stops_every_setting_of_a_sweep_run_elsewhere(
     assert len(kept) == 2 and all(3 <= n < ITEMS for n in kept.values())  # answers kept
     code, _out, err = run_cli(monkeypatch, capsys, "bench", "sweeps", "stop", sweep.id)
     assert code == 1 and "not running" in err
+
+
+def _running_elsewhere(store: Store, run_id: str, config_hash: str) -> None:
+    """A run row marked running by a live worker on another machine (touched just now)."""
+    now = datetime.now(UTC)
+    BenchStore(store).create_run(
+        RunRow(run_id, config_hash, "b", "m", None, "running", None, now, now, 3,
+               {"worker": {"host": "elsewhere.example", "pid": 1}})
+    )  # fmt: skip
+
+
+def test_a_page_stop_of_a_run_or_sweep_live_elsewhere_records_the_request() -> None:
+    supervisor = Supervisor()
+    store = Store.open()
+    try:
+        _running_elsewhere(store, "r-live", "h1")
+        host = BenchRunHost(store, supervisor)
+        assert host.stop("r-live")  # not hosted here, live elsewhere: asked through the store
+        request = BenchStore(store).stop_request("r-live")
+        assert request is not None and request["pid"] == os.getpid()
+        assert stop_reason(request).startswith("stopped by a web page's Stop from process ")
+        assert not host.stop("no-such-run")
+
+        _running_elsewhere(store, "r-a", "ha")
+        _running_elsewhere(store, "r-b", "hb")
+        now = datetime.now(UTC)
+        settings = tuple(
+            SweepSettingRow(label=run, value=run, config_hash=h, run_id=run, model="m",
+                            effort=None, max_tokens=10, prompt_version="v1")
+            for run, h in (("r-a", "ha"), ("r-b", "hb"))
+        )  # fmt: skip
+        SweepStore(store).save(
+            SweepRow("sw", "hash", "b", "model", now, now, {}, settings, {})
+        )  # fmt: skip
+        sweeps = LiveSweeps(supervisor, store)
+        assert sweeps.stop("sw")
+        assert all(BenchStore(store).stop_request(r) is not None for r in ("r-a", "r-b"))
+        BenchStore(store).set_status("r-a", "interrupted")
+        BenchStore(store).set_status("r-b", "completed")
+        assert not sweeps.stop("sw")  # nothing of it is running any more
+        assert not LiveSweeps(supervisor).stop("sw")  # no store: nothing to ask
+    finally:
+        supervisor.close()
+        store.close()

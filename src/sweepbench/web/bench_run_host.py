@@ -18,7 +18,8 @@ start waits in a queue, in order, and the page says how many runs are ahead of i
 run is only memory: its runner is built (so its id is known and a refusal is said at once)
 but nothing is recorded, and its key stays in the waiting coroutine's own ``run_keys`` block.
 Stop on a queued run removes it: it never starts, records, spends or answers, and its key is
-wiped. Runs started by other processes (the CLI) are not counted."""
+wiped. Runs started by other processes (the CLI) are not counted; Stop on one of them records
+a stop request in the store, which that run's session sees within about a second."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ from typing import Any
 from sweepbench.bench.request import BenchRequest
 from sweepbench.bench.resume import PreparedRun
 from sweepbench.bench.run import BenchRunner, RunOutcome
-from sweepbench.bench.storage import BenchStore, run_is_live
+from sweepbench.bench.storage import STOP_VIA_PAGE, BenchStore, run_is_live
 from sweepbench.engine.ratelimit import RateLimits
 from sweepbench.engine.supervisor import Supervisor
 from sweepbench.errors import UserError
@@ -266,7 +267,8 @@ class BenchRunHost:
 
     def stop(self, run_id: str) -> bool:
         """Ask a live run to stop (finished answers kept), or take a queued one out of the
-        queue (it never starts; its key is wiped); False when none is live here."""
+        queue (it never starts; its key is wiped); a run live in another process is asked
+        through the store. False when it is not running anywhere."""
         with self._lock:
             queued = next((j for j in self._waiting if j.run_id == run_id), None)
             if queued is not None:
@@ -279,9 +281,19 @@ class BenchRunHost:
         hosted = self.hosted(run_id)
         runner = hosted.runner if hosted is not None else None
         if runner is None:
-            return False
+            return self._stop_elsewhere(run_id)
         self.supervisor.call(runner.stop)
         return True
+
+    def _stop_elsewhere(self, run_id: str) -> bool:
+        """A run not hosted here but live in another process (the CLI, another app, another
+        machine): record a stop request in the store, which its session sees within about a
+        second (as ``sweepbench bench stop`` does). False when it is not running anywhere."""
+        try:
+            asked = BenchStore(self.store).request_stop(run_id, via=STOP_VIA_PAGE)
+        except UserError:  # an ambiguous id: nothing to stop
+            return False
+        return asked is not None and asked[1]
 
     def stop_all(self, timeout: float) -> None:
         """The app is closing: take every queued run out (never started, keys wiped), stop

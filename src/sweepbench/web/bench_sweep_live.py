@@ -3,7 +3,8 @@ loop (:attr:`WebContext.supervisor`), so a sweep goes on when the tab that start
 
 One registry per app (keyed by its supervisor, nothing global across apps): the Benchmark
 sweep page finds a running sweep's live counters here, and a stored sweep (finished, or run by
-another process) in the store."""
+another process) in the store. Stop on a sweep run by another process records a stop request
+for each of its settings' runs in the store (as ``sweepbench bench sweeps stop`` does)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
-from sweepbench.bench.sweep_run import BenchSweepRunner, SweepOutcome
+from sweepbench.bench.storage import STOP_VIA_PAGE
+from sweepbench.bench.sweep_run import BenchSweepRunner, SweepOutcome, request_sweep_stop
 from sweepbench.engine.supervisor import Supervisor
 from sweepbench.errors import UserError
+from sweepbench.store import Store
 from sweepbench.web.context import WebContext
 
 
@@ -51,8 +54,10 @@ class LiveSweep:
 class LiveSweeps:
     """The sweeps one app hosts, by sweep id."""
 
-    def __init__(self, supervisor: Supervisor) -> None:
+    def __init__(self, supervisor: Supervisor, store: Store | None = None) -> None:
+        """``store``: where a sweep run by another process is asked to stop."""
         self.supervisor = supervisor
+        self.store = store
         self._lock = threading.Lock()
         self._live: dict[str, LiveSweep] = {}
 
@@ -75,13 +80,23 @@ class LiveSweeps:
             return self._live.get(sweep_id)
 
     def stop(self, sweep_id: str | None) -> bool:
-        """Stop every setting of a running sweep (answers kept); False when none runs."""
+        """Stop every setting of a running sweep (answers kept): hosted here, directly; run by
+        another process, through a stop request in the store. False when none runs."""
         live = self.get(sweep_id)
         if live is None or live.done:
-            return False
+            return self._stop_elsewhere(sweep_id)
         live.stopping = True
         self.supervisor.call(live.runner.stop)
         return True
+
+    def _stop_elsewhere(self, sweep_id: str | None) -> bool:
+        if not sweep_id or self.store is None:
+            return False
+        try:
+            asked = request_sweep_stop(self.store, sweep_id, via=STOP_VIA_PAGE)
+        except UserError:
+            return False
+        return asked is not None and any(recorded for _run, recorded in asked)
 
     def stop_all(self, timeout: float) -> None:
         """Stop every running sweep and wait up to ``timeout`` seconds for them to settle (the
@@ -105,6 +120,6 @@ def live_sweeps(context: WebContext) -> LiveSweeps:
     with _REGISTRIES_LOCK:
         found = _REGISTRIES.get(context.supervisor)
         if found is None:
-            found = _REGISTRIES[context.supervisor] = LiveSweeps(context.supervisor)
+            found = _REGISTRIES[context.supervisor] = LiveSweeps(context.supervisor, context.store)
             context.on_close(found.stop_all)
         return found
