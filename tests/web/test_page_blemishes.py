@@ -204,7 +204,11 @@ def test_two_missing_keys_are_one_alert(page: RecordedPage, base_url: str) -> No
     _open(page, base_url)
     page.fill("#prompt", "hello")
     _type_models(page, ["anthropic/claude-opus-5", "openai/gpt-6-astra"])
-    page.wait_for_selector("#refusal-key")
+    # the alert follows the picker: wait until it names the second model too (it shows one
+    # name as soon as the first model is in, and a loaded machine can be read in between)
+    page.wait_for_function(
+        "(document.querySelector('#refusal-key')?.innerText || '').includes('openai/gpt-6-astra')"
+    )
     assert page.locator("[id='refusal-key']").count() == 1
     text = page.inner_text("#refusal-key")
     assert "anthropic/claude-opus-5" in text and "openai/gpt-6-astra" in text
