@@ -126,9 +126,11 @@ def sweep_command(
     allow_data_outside: AllowDataOutsideOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Sweep a benchmark: the same questions under several settings (one axis varies), priced
-    per setting and in total before anything starts, run at once, then each setting compared
-    with the best-scoring one on the same items (paired range, McNemar or Wilcoxon, Holm).
+    """Sweep a benchmark: the same questions under several settings, compared on the same items.
+
+    One axis varies. Priced per setting and in total before anything starts, run at once, then
+    each setting compared with the best-scoring one on the same items (paired range, McNemar or
+    Wilcoxon, Holm, the smallest detectable difference).
 
     Limits are the whole sweep's. Ctrl-C stops every setting, keeping every answer; the same
     command again continues them. Exit codes: 0 finished; 1 paused, stopped or finished with
@@ -282,7 +284,7 @@ def show_sweep(store: Store, sweep_id: str, *, as_json: bool, detail: bool = Fal
 
 
 sweeps = typer.Typer(
-    name="sweeps", help="Stored benchmark sweeps: list, show, export.", no_args_is_help=True
+    name="sweeps", help="Stored benchmark sweeps: list, show, export, stop.", no_args_is_help=True
 )
 
 
