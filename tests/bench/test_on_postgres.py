@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.backends import PG_URL, reset_postgres
-from tests.bench import test_bench_stop, test_bench_sweep_kill
+from tests.bench import test_bench_stop, test_bench_sweep_kill, test_bench_workers
 from tests.helpers import run_cli
 
 pytestmark = pytest.mark.skipif(not PG_URL, reason="no PostgreSQL (SWEEPBENCH_TEST_POSTGRES)")
@@ -55,5 +55,14 @@ def test_bench_stop_from_another_process_on_postgres(
     capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
     test_bench_stop.test_bench_stop_from_another_process_stops_the_run_and_the_same_command_continues_it(
+        isolated_home, tmp_path, monkeypatch, capsys
+    )
+
+
+def test_three_worker_processes_share_a_run_on_postgres(
+    on_postgres: str, isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    test_bench_workers.test_three_worker_processes_answer_every_item_exactly_once(
         isolated_home, tmp_path, monkeypatch, capsys
     )

@@ -283,7 +283,11 @@ def load(request: BenchRequest) -> Benchmark:
 
 
 def prepare(
-    request: BenchRequest, store: Store | None, *, benchmark: Benchmark | None = None
+    request: BenchRequest,
+    store: Store | None,
+    *,
+    benchmark: Benchmark | None = None,
+    join: bool = False,
 ) -> PreparedRun:
     """Plan the run a request asks for, continuing the newest run with the same settings
     unless ``resume`` is off (``store`` None: never continues). ``benchmark`` is the request's,
@@ -296,7 +300,7 @@ def prepare(
         resume=request.resume, retry_failed=request.retry_failed,
         rule_scoring=request.edu_scoring == "rule", student=models.get("student"),
         scoring=request.scoring, effort=request.effort, temperature=request.temperature,
-        repeats=request.repeats, prompt_version=request.prompt_version,
+        repeats=request.repeats, prompt_version=request.prompt_version, join=join,
     )  # fmt: skip
     unused = [
         f"The {label(role)} ({model}) is not used: none of the selected tasks needs one."

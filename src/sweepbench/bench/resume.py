@@ -53,10 +53,12 @@ def prepare(
     temperature: float | None = None,
     repeats: int = 1,
     prompt_version: str | None = None,
+    join: bool = False,
 ) -> PreparedRun:
     """Plan a run, continuing the newest unfinished run with the same settings when
     ``resume`` (its scored items are skipped, its failed ones retried). With
-    ``retry_failed`` only the failed items of that run are planned."""
+    ``retry_failed`` only the failed items of that run are planned. ``join``: a run that is
+    live but shared between workers (``--workers``) is joined rather than refused."""
     kwargs: dict[str, Any] = dict(
         model=model, judge=judge, decision_judge=decision_judge, selection=selection,
         limits=limits, max_tokens=max_tokens, rule_scoring=rule_scoring, student=student,
@@ -72,7 +74,7 @@ def prepare(
         if retry_failed:
             plan = replace(plan, items=(), errors=(*plan.errors, _nothing_to_retry(None)))
         return PreparedRun(plan, None)
-    if run_is_live(previous):
+    if run_is_live(previous) and not (join and previous.settings.get("claims")):
         worker = previous.settings.get("worker", {})
         busy = (
             f"run {previous.id} with these settings is still running (process "

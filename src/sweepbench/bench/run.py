@@ -40,6 +40,7 @@ from typing import Any
 from sqlalchemy.engine import Connection
 
 from sweepbench.bench.answers import Answer, from_result, verdict_schema
+from sweepbench.bench.claims import ItemClaims
 from sweepbench.bench.dialogue.bench_item import RETRY_DELAY_S, Taught, teach
 from sweepbench.bench.dialogue.flow import DialogueRole
 from sweepbench.bench.dialogue.scenario import Scenario, is_dialogue, scenario_for
@@ -61,6 +62,7 @@ from sweepbench.bench.storage import (
     RunRow,
     SpendLine,
     release_run,
+    run_is_live,
     stop_reason,
     this_worker,
 )
@@ -73,6 +75,7 @@ from sweepbench.models.base import GenerateSettings, Message, Request, Result
 from sweepbench.money.ledger import Ledger, SpendRefused
 from sweepbench.roles import BENCH_ROLES, Role
 from sweepbench.store import Store
+from sweepbench.store.workers import this_worker as store_worker
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +88,8 @@ any process or machine) at least this often, and at most every :data:`STOP_POLL_
 group commits: one read of its row by its key."""
 STOP_POLL_S = 0.25
 WRITE_BATCH = 512
+CLAIM_BATCH = 16
+"""Items a worker of a shared run claims at a time (``--workers``)."""
 """Answers waiting to be written after which a worker lets the writer run (an instantly
 answering model never yields to the event loop on its own)."""
 
@@ -157,10 +162,16 @@ class BenchRunner:
         dialogue_retry_delay_s: float = RETRY_DELAY_S,
         call_limits: CallLimits | None = None,
         sweep_id: str | None = None,
+        shared: bool = False,
+        claim_batch: int = CLAIM_BATCH,
+        on_started: Callable[[str], None] | None = None,
     ) -> None:
         """``call_limits``: per-provider concurrency and rate limits shared with other runs
         (the settings of a benchmark sweep); ``sweep_id``: the sweep this run is a setting of,
-        kept in its settings."""
+        kept in its settings; ``shared``: the run's items are claimed in the store in batches of
+        ``claim_batch`` (:mod:`.claims`), so other processes may work on the same run at once
+        (``--workers``; a live shared run with these settings is joined); ``on_started(run_id)``
+        is called once the run is recorded and its items queued (to start more workers)."""
         plan = prepared.plan
         if plan.errors or plan.limit_problems:
             raise UserError(
@@ -192,6 +203,15 @@ class BenchRunner:
             limits=call_limits,
         )
         self.sweep_id = sweep_id
+        self.shared = shared
+        self._claim_batch = max(1, claim_batch)
+        self._on_started = on_started
+        self._claims: ItemClaims | None = None
+        previous = prepared.previous
+        self._joining = bool(
+            shared and previous is not None and previous.settings.get("claims")
+            and run_is_live(previous)
+        )  # fmt: skip
         self._tasks: dict[str, Task] = {t.id: t for t in plan.tasks}
         self._limits: Limits = plan.limits
         self._spent: dict[str, Decimal] = {r.role: r.spent for r in plan.roles}
@@ -258,10 +278,30 @@ class BenchRunner:
             raise
         items = list(self.plan.items)
         queue_index = 0
+        by_key = {item.key: item for item in items}
+        claimed: list[Item] = []
+        worker_id = store_worker(self.store.engine) if self.shared else ""
+        if self.shared:
+            self._claims = ItemClaims(self.store, self.run_id)
+            if not self._joining:  # the session's first worker queues what is left to answer;
+                self._claims.clear()  # a joining one only claims (its own snapshot of what
+                self._claims.enqueue(list(by_key))  # is left may already be out of date)
+        if self._on_started is not None:
+            self._on_started(self.run_id)
 
         def next_item() -> Item | None:
             nonlocal queue_index
-            if self._stopping or queue_index >= len(items):
+            if self._stopping:
+                return None
+            if self._claims is not None:  # shared: the next items no other worker holds
+                if not claimed:
+                    keys = self._claims.claim(worker_id, self._claim_batch)
+                    unknown = [k for k in keys if k not in by_key]
+                    if unknown:  # queued by a worker with another plan: give them back
+                        self._claims.release(worker_id, unknown)
+                    claimed.extend(by_key[k] for k in keys if k in by_key)
+                return claimed.pop(0) if claimed else None
+            if queue_index >= len(items):
                 return None
             item = items[queue_index]
             queue_index += 1
@@ -296,6 +336,8 @@ class BenchRunner:
             await writer
             self._flush()
             await self.executor.aclose()
+            if self._claims is not None:  # what this worker claimed and did not answer
+                self._claims.release(worker_id)
         try:
             return self._finish(time.perf_counter() - started)
         finally:
@@ -321,7 +363,11 @@ class BenchRunner:
         }  # fmt: skip
         if self.sweep_id is not None:
             settings["sweep"] = self.sweep_id
-        if self.prepared.previous is None:
+        if self.shared:
+            settings["claims"] = True
+        if self._joining:
+            self.runs.join_run(self.run_id)
+        elif self.prepared.previous is None:
             self.run_id = self.runs.start_run(
                 RunRow(
                     id=self.run_id,
@@ -338,10 +384,12 @@ class BenchRunner:
                 )
             )
         else:
+            shared: dict[str, Any] = {"claims": True, "joined": []} if self.shared else {}
             self.runs.claim_run(
                 self.run_id, limits=settings["limits"], concurrency=self.concurrency,
                 worker=settings["worker"],
                 benchmark_source=settings["benchmark_source"],  # the data may have moved
+                **shared,
             )  # fmt: skip
         self._claimed = True
         self.progress.run_id = self.run_id
@@ -353,6 +401,8 @@ class BenchRunner:
         self.ledger.set_limits(self.run_id, limits.total, roles)
 
     def _finish(self, wall_s: float) -> RunOutcome:
+        if self.shared and not self.runs.leave_run(self.run_id):
+            return self._still_shared(wall_s)  # other workers go on: the last one ends the run
         statuses = self.runs.statuses(self.run_id)
         scored = sum(1 for s in statuses.values() if s == "scored")
         errors = len(statuses) - scored
@@ -379,6 +429,25 @@ class BenchRunner:
             reason=reason,
             scored=scored,
             errors=errors,
+            spent=sum(spent.values(), Decimal(0)),
+            spent_by_role=spent,
+            session_scored=self.progress.scored,
+            session_failed=self.progress.failed,
+            wall_s=wall_s,
+            resumed=self.prepared.previous is not None,
+        )
+
+    def _still_shared(self, wall_s: float) -> RunOutcome:
+        """This worker's session of a shared run, ended while other workers go on."""
+        statuses = self.runs.statuses(self.run_id)
+        scored = sum(1 for s in statuses.values() if s == "scored")
+        spent = dict(self._spent)
+        return RunOutcome(
+            run_id=self.run_id,
+            status="running",
+            reason="this worker is done; the run goes on in its other workers",
+            scored=scored,
+            errors=len(statuses) - scored,
             spent=sum(spent.values(), Decimal(0)),
             spent_by_role=spent,
             session_scored=self.progress.scored,
@@ -723,6 +792,8 @@ class BenchRunner:
             self._recorder.write_in(conn)
             write_turns(conn, self.run_id, turns)
             self._holds.settle_in(conn)
+            if self._claims is not None:  # answered: off the queue, in the answers' commit
+                self._claims.finish(conn, (a.key for a in answers))
 
         self.runs.write(self.run_id, answers, spend, also=calls_and_money)
 

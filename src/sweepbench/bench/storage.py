@@ -15,7 +15,7 @@ import json
 import os
 import socket
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -219,6 +219,66 @@ class BenchStore:
             )
             with _ACTIVE_LOCK:
                 _ACTIVE[run_id] = current.config_hash
+
+    def join_run(self, run_id: str) -> None:
+        """Join a run shared between workers through item claims (started with
+        ``--workers``): this process becomes one more of its workers. A run that no live
+        worker holds is claimed as :meth:`claim_run` does. UserError for an unknown run, or a
+        live run that is not shared."""
+        with self._writer.begin() as conn:
+            _lock_runs(conn)
+            row = conn.execute(sa.select(bench_runs).where(bench_runs.c.id == run_id)).first()
+            if row is None:
+                raise UserError(f"no benchmark run {run_id!r}")
+            current = _run_row(row)
+            me = this_worker()
+            if not run_is_live(current):
+                merged = {**current.settings, "worker": me, "joined": []}
+                merged.pop(STOP_REQUEST, None)
+            elif not current.settings.get("claims"):
+                raise UserError(_busy(current))
+            else:
+                joined = [w for w in current.settings.get("joined") or [] if w != me]
+                merged = {**current.settings, "joined": [*joined, me]}
+            conn.execute(
+                bench_runs.update()
+                .where(bench_runs.c.id == run_id)
+                .values(status="running", updated_at=_now(), settings=_json(merged))
+            )
+            with _ACTIVE_LOCK:
+                _ACTIVE[run_id] = current.config_hash
+
+    def leave_run(self, run_id: str) -> bool:
+        """This process's part of a shared run is done: it is taken off the run's workers.
+        True when no other worker of the run is alive, so this one ends the run (its status
+        and record); decided in one write transaction, so exactly one worker ends it."""
+        me = this_worker()
+        with self._writer.begin() as conn:
+            _lock_runs(conn)
+            row = conn.execute(sa.select(bench_runs).where(bench_runs.c.id == run_id)).first()
+            if row is None:
+                return True
+            current = _run_row(row)
+            with _ACTIVE_LOCK:  # this process is leaving: it no longer keeps the run alive
+                _ACTIVE.pop(run_id, None)
+            others = [w for w in run_workers(current) if w and w != me]
+            alive = [w for w in others if _worker_alive(current, w, None)]
+            settings = dict(current.settings)
+            if alive:
+                settings["worker"] = alive[0]
+                settings["joined"] = alive[1:]
+            else:
+                settings["worker"], settings["joined"] = me, []
+            conn.execute(
+                bench_runs.update()
+                .where(bench_runs.c.id == run_id)
+                .values(settings=_json(settings))
+            )
+            if alive:  # still running elsewhere: keep it claimed for the ones going on
+                return False
+            with _ACTIVE_LOCK:
+                _ACTIVE[run_id] = current.config_hash  # released by the caller's release_run
+        return True
 
     def set_record(self, run_id: str, record: str) -> None:
         """Store a run's record (JSON) as its session ends."""
@@ -520,10 +580,22 @@ def this_worker() -> dict[str, Any]:
 
 def run_is_live(run: RunRow, now: datetime | None = None) -> bool:
     """True when a run marked ``running`` still has a live worker in another process: on this
-    host, its process exists; elsewhere, its row was touched in the last minute."""
+    host, its process exists; elsewhere, its row was touched in the last minute. A run shared
+    between workers (``--workers``) is live while any of them is."""
     if run.status != "running":
         return False
-    worker = run.settings.get("worker") or {}
+    return any(_worker_alive(run, w, now) for w in run_workers(run))
+
+
+def run_workers(run: RunRow) -> list[dict[str, Any]]:
+    """Every worker recorded for a run: the one that started or claimed it, and those that
+    joined it (a run shared through item claims)."""
+    main = run.settings.get("worker") or {}
+    joined = [w for w in run.settings.get("joined") or [] if isinstance(w, dict)]
+    return [main, *(w for w in joined if w != main)]
+
+
+def _worker_alive(run: RunRow, worker: Mapping[str, Any], now: datetime | None) -> bool:
     pid = worker.get("pid")
     if worker.get("host") == socket.gethostname() and isinstance(pid, int):
         if pid == os.getpid():  # this process: live only while one of its sessions runs it

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import sys
+import tempfile
 from typing import Annotated, Any
 
 import typer
@@ -139,6 +141,20 @@ def run_command(
         int | None, typer.Option("--tpm", help="At most N tokens a minute, per model.")
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before spending.")] = False,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            help="Worker processes sharing the run (1–64): each claims items in the store, "
+            "with --concurrency requests at once of its own.",
+        ),
+    ] = 1,
+    join: Annotated[
+        bool,
+        typer.Option(
+            "--join", help="Join the live shared run with these settings as one more worker."
+        ),
+    ] = False,
     data: DataOpt = None,
     allow_data_outside: AllowDataOutsideOpt = False,
     as_json: JsonOpt = False,
@@ -148,10 +164,16 @@ def run_command(
     Running the same settings again continues an unfinished run. Ctrl-C stops it, keeping
     every finished answer. Exit codes: 0 finished; 1 paused, stopped or finished with errors;
     2 refused."""
+    if not 1 <= workers <= MAX_WORKERS:
+        err.print(
+            f"[red]refused:[/red] --workers must be between 1 and {MAX_WORKERS}, not {workers}"
+        )
+        raise typer.Exit(2)
     request = build_request(locals())
     benchmark = load(request)
+    shared = workers > 1 or join
     with Store.open() as store:
-        prepared = prepare(request, store, benchmark=benchmark)
+        prepared = prepare(request, store, benchmark=benchmark, join=join)
         plan = prepared.plan
         decision = start_check(prepared, request)
         if not as_json:
@@ -178,15 +200,74 @@ def run_command(
             if not typer.confirm(f"Spend up to {high}?", default=False, err=True):
                 err.print("Not confirmed; nothing was spent.")
                 raise typer.Exit(2)
+        helpers = WorkerProcesses(workers - 1)
         runner = BenchRunner(
             prepared, store, concurrency=request.concurrency,
             accept_unpriced=request.accept_unpriced,
-            rate_limits=RateLimits(rpm=request.rpm, tpm=request.tpm),
+            rate_limits=RateLimits(rpm=request.rpm, tpm=request.tpm), shared=shared,
+            on_started=helpers.start if workers > 1 else None,
         )  # fmt: skip
-        outcome = _run_with_progress(runner, quiet=as_json)
+        try:
+            outcome = _run_with_progress(runner, quiet=as_json)
+        finally:
+            helpers.wait()  # the last worker to end ends the run
+        if join and outcome.status == "running":  # a joined worker's share is done
+            return
         show_run(store, outcome.run_id, as_json=as_json)
-    if outcome.status != "completed":
+    if outcome.status not in ("completed", "running"):
         raise typer.Exit(1)
+
+
+MAX_WORKERS = 64
+
+
+class WorkerProcesses:
+    """The other worker processes of a shared run (``--workers N``): this command again with
+    ``--join`` (and ``--yes``: the spending was confirmed here), started once the run is
+    recorded and its items queued; each claims items in the store until none is left."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self._procs: list[subprocess.Popen[bytes]] = []
+        self._logs: list[Any] = []
+
+    def start(self, run_id: str) -> None:
+        args = _without_workers(sys.argv[1:])
+        command = [sys.executable, "-c", "from sweepbench.cli import main; main()", *args,
+                   "--join", "--yes", "--json"]  # fmt: skip
+        for _ in range(self.count):
+            log = tempfile.TemporaryFile()  # noqa: SIM115 (closed in wait())
+            self._logs.append(log)
+            self._procs.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log))
+        err.print(f"{self.count} more worker process(es) joined run {run_id}.")
+
+    def wait(self) -> None:
+        for proc, log in zip(self._procs, self._logs, strict=True):
+            code = proc.wait()
+            if code not in (0, 1):  # 1: paused or stopped, said by the run itself
+                log.seek(0)
+                tail = log.read().decode("utf-8", "replace").strip().splitlines()[-3:]
+                err.print(f"a worker process ended with exit code {code}: " + " / ".join(tail),
+                          markup=False, highlight=False)  # fmt: skip
+            log.close()
+
+
+def _without_workers(args: list[str]) -> list[str]:
+    """The command's arguments without ``--workers N`` / ``--workers=N`` and ``--no-resume``
+    (a joining worker continues the run this one started)."""
+    out: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+            continue
+        if arg == "--workers":
+            skip = True
+            continue
+        if arg.startswith("--workers=") or arg == "--no-resume":
+            continue
+        out.append(arg)
+    return out
 
 
 def _run_with_progress(runner: BenchRunner, *, quiet: bool) -> Any:

@@ -1,0 +1,58 @@
+"""One benchmark run shared by several worker processes (``bench run --workers N``): the items
+are claimed in the store, so every item is answered exactly once, by more than one process,
+and the last worker to end ends the run (its status and record)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from sweepbench.bench.storage import BenchStore
+from sweepbench.store import Store
+from sweepbench.store.schema import bench_answers, bench_claims, spend_reservations
+from tests.bench.helpers import set_prices
+from tests.bench.sweep_helpers import guess, marked_benchmark
+from tests.helpers import run_cli
+
+ITEMS = 240
+
+
+def test_three_worker_processes_answer_every_item_exactly_once(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    set_prices(isolated_home, {"scripted.guess": (1, 1)})  # priced: every call holds a lease
+    path = marked_benchmark(tmp_path / "bench", ITEMS)
+    code, out, err = run_cli(
+        monkeypatch, capsys, "bench", "run", str(path), "--model", guess("0.9", ttft="0.02"),
+        "--workers", "3", "--concurrency", "2", "--limit", "5", "--yes", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "2 more worker process(es) joined run" in err
+    report = json.loads(out)
+    assert report["status"] == "completed" and report["scored"] == ITEMS
+    with Store.open() as store:
+        calls = [c for c in store.list_calls(limit=None) if c.stop_reason != "cancelled"]
+        assert Counter(c.item_key for c in calls) == Counter(
+            {k: 1 for k in {c.item_key for c in calls}}
+        )
+        assert len(calls) == ITEMS  # every item asked once, none twice
+        with store.engine.connect() as conn:
+            answers = conn.scalar(sa.select(sa.func.count()).select_from(bench_answers))
+            left = conn.scalar(sa.select(sa.func.count()).select_from(bench_claims))
+            holders = set(conn.scalars(sa.select(spend_reservations.c.worker).distinct()))
+        assert answers == ITEMS and left == 0
+        assert len(holders) >= 2, "the work was not shared between processes"
+        run = BenchStore(store).run(report["run_id"])
+        assert run is not None and run.record is not None and run.settings["claims"] is True
+
+
+def test_workers_is_checked(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run_cli(monkeypatch, capsys, "bench", "run", "sample", "--workers", "0")
+    assert code == 2 and "--workers must be between 1 and 64" in err
