@@ -56,3 +56,48 @@ def test_workers_is_checked(
 ) -> None:
     code, _, err = run_cli(monkeypatch, capsys, "bench", "run", "sample", "--workers", "0")
     assert code == 2 and "--workers must be between 1 and 64" in err
+
+
+def test_a_worker_killed_mid_run_loses_nothing_and_doubles_nothing(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    import os
+    import signal
+    import threading
+    import time
+
+    from sweepbench.store.schema import workers
+
+    path = marked_benchmark(tmp_path / "bench", ITEMS)
+    killed: list[int] = []
+
+    def kill_a_joined_worker() -> None:
+        deadline = time.monotonic() + 60
+        with Store.open() as store:
+            while time.monotonic() < deadline:
+                with store.engine.connect() as conn:
+                    done = conn.scalar(sa.select(sa.func.count()).select_from(bench_answers))
+                    pids = set(conn.scalars(sa.select(workers.c.pid))) - {os.getpid()}
+                if pids and (done or 0) >= 40:
+                    pid = min(pids)
+                    os.kill(pid, signal.SIGKILL)  # no finally, no release: its claims stay
+                    killed.append(pid)
+                    return
+                time.sleep(0.02)
+
+    thread = threading.Thread(target=kill_a_joined_worker, daemon=True)
+    thread.start()
+    code, out, err = run_cli(
+        monkeypatch, capsys, "bench", "run", str(path), "--model", guess("0.9", ttft="0.03"),
+        "--workers", "3", "--concurrency", "2", "--yes", "--json",
+    )  # fmt: skip
+    thread.join(5)
+    assert killed, "no joined worker was found to kill"
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["status"] == "completed" and report["scored"] == ITEMS
+    with Store.open() as store, store.engine.connect() as conn:
+        keys = list(conn.scalars(sa.select(bench_answers.c.key)))
+        left = conn.scalar(sa.select(sa.func.count()).select_from(bench_claims))
+    assert len(keys) == len(set(keys)) == ITEMS and left == 0  # none lost, none twice

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from sweepbench.store.workers import forget_workers
 from tests.backends import PG_URL, reset_postgres
 from tests.bench import test_bench_stop, test_bench_sweep_kill, test_bench_workers
 from tests.helpers import run_cli
@@ -23,6 +24,7 @@ def on_postgres(isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """The store of this test (and of the processes it starts) on a wiped PostgreSQL."""
     assert PG_URL is not None
     reset_postgres(PG_URL)
+    forget_workers()  # this process's worker row went with the wiped schema: register anew
     monkeypatch.setenv("SWEEPBENCH_DB", PG_URL)
     return PG_URL
 

@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import threading
 from typing import Annotated, Any
 
 import typer
@@ -19,6 +20,7 @@ from sweepbench.bench.request import load, prepare, start_check
 from sweepbench.bench.results import format_money
 from sweepbench.bench.run import BenchRunner
 from sweepbench.bench.run import Progress as RunProgress
+from sweepbench.bench.storage import BenchStore, run_is_live
 from sweepbench.cli.bench_options import (
     DEFAULT_MODEL,
     AllowDataOutsideOpt,
@@ -213,6 +215,14 @@ def run_command(
             helpers.wait()  # the last worker to end ends the run
         if join and outcome.status == "running":  # a joined worker's share is done
             return
+        if outcome.status == "running":  # another worker was to end the run: did it?
+            stored = BenchStore(store).run(outcome.run_id)
+            if stored is not None and stored.status == "running" and not run_is_live(stored):
+                err.print(
+                    "The run's other workers ended without finishing it (one was killed?): "
+                    "run the same command again to answer what is left and end it."
+                )
+                raise typer.Exit(1)
         show_run(store, outcome.run_id, as_json=as_json)
     if outcome.status not in ("completed", "running"):
         raise typer.Exit(1)
@@ -238,7 +248,11 @@ class WorkerProcesses:
         for _ in range(self.count):
             log = tempfile.TemporaryFile()  # noqa: SIM115 (closed in wait())
             self._logs.append(log)
-            self._procs.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log))
+            proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
+            self._procs.append(proc)
+            # reaped the moment it ends: a dead worker left as a zombie would look alive (its
+            # pid exists), so its claims would never be freed nor the run ended
+            threading.Thread(target=proc.wait, name="sweepbench-worker-reaper", daemon=True).start()
         err.print(f"{self.count} more worker process(es) joined run {run_id}.")
 
     def wait(self) -> None:
