@@ -7,6 +7,7 @@ the cluster (its schema wiped first)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -43,28 +44,17 @@ def test_a_benchmark_run_is_scored_and_reported_on_postgres(
     assert code == 0 and json.loads(out)["url"].startswith("postgresql")
 
 
-def test_kill_9_mid_sweep_then_resume_on_postgres(
-    on_postgres: str, isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+CROSS_PROCESS = [
+    test_bench_sweep_kill.test_kill_9_mid_sweep_then_resume_answers_every_item_of_every_setting_once,
+    test_bench_stop.test_bench_stop_from_another_process_stops_the_run_and_the_same_command_continues_it,
+    test_bench_workers.test_three_worker_processes_answer_every_item_exactly_once,
+]
+"""SQLite tests whose processes share the store, run again here on PostgreSQL."""
+
+
+@pytest.mark.parametrize("body", CROSS_PROCESS, ids=lambda body: body.__module__.rsplit(".", 1)[-1])
+def test_a_cross_process_path_on_postgres(
+    body: Callable[..., None], on_postgres: str, isolated_home: Path, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
-    test_bench_sweep_kill.test_kill_9_mid_sweep_then_resume_answers_every_item_of_every_setting_once(
-        isolated_home, tmp_path, monkeypatch, capsys
-    )
-
-
-def test_bench_stop_from_another_process_on_postgres(
-    on_postgres: str, isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
-    test_bench_stop.test_bench_stop_from_another_process_stops_the_run_and_the_same_command_continues_it(
-        isolated_home, tmp_path, monkeypatch, capsys
-    )
-
-
-def test_three_worker_processes_share_a_run_on_postgres(
-    on_postgres: str, isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
-    test_bench_workers.test_three_worker_processes_answer_every_item_exactly_once(
-        isolated_home, tmp_path, monkeypatch, capsys
-    )
+    body(isolated_home, tmp_path, monkeypatch, capsys)

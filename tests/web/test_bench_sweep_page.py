@@ -26,7 +26,7 @@ from sweepbench.bench.sweep_store import SweepStore
 from sweepbench.engine.supervisor import Supervisor
 from sweepbench.store import Store
 from sweepbench.sweeps.live import SweepRunner
-from sweepbench.web.bench_sweep_controls import Controls, plan_for, spends
+from sweepbench.web.bench_sweep_controls import Controls, plan_for
 from sweepbench.web.bench_sweep_live import live_sweeps
 from sweepbench.web.bench_sweep_page import start_sweep
 from sweepbench.web.bench_sweep_view import DOWNLOADS
@@ -324,7 +324,7 @@ def test_a_sweep_that_spends_is_refused_by_a_guarded_gate(priced: Path, contexts
     controls = Controls(benchmark=str(priced), axis="model", values=[GOOD, POOR], confirmed=True)
     guarded = contexts(Gate("0.0.0.0", token=TOKEN))
     planned = plan_for(controls, guarded.store)
-    assert planned.plan is not None and planned.plan.ok and spends(planned.plan)
+    assert planned.plan is not None and planned.plan.ok and planned.plan.spends
     with flask.Flask(__name__).test_request_context("/"):  # a request that is not signed in
         sweep_id, status, colour = start_sweep(guarded, controls)
     assert sweep_id is None and colour == "red" and "SWEEPBENCH_TOKEN" in status
@@ -341,7 +341,7 @@ def test_a_sweep_that_spends_is_refused_by_a_guarded_gate(priced: Path, contexts
         benchmark=str(priced), axis="max_tokens", values=["64", "128"], model="scripted/echo"
     )
     free_plan = plan_for(free, guarded.store).plan
-    assert free_plan is not None and free_plan.ok and not spends(free_plan)
+    assert free_plan is not None and free_plan.ok and not free_plan.spends
 
 
 def test_a_guarded_page_shows_the_gate_and_keeps_run_off(

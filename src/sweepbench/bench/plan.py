@@ -276,12 +276,12 @@ class BenchPlan:
     @property
     def low(self) -> Decimal | None:
         """The total low estimate (None when a role has no price)."""
-        return _sum(r.low for r in self.roles)
+        return sum_estimates(r.low for r in self.roles)
 
     @property
     def high(self) -> Decimal | None:
         """The total high estimate."""
-        return _sum(r.high for r in self.roles)
+        return sum_estimates(r.high for r in self.roles)
 
     def role(self, name: str) -> RoleCost | None:
         """One role's figures, if the run has that role."""
@@ -304,7 +304,7 @@ class BenchPlan:
         return False
 
 
-def _sum(values: Iterable[Decimal | None]) -> Decimal | None:
+def sum_estimates(values: Iterable[Decimal | None]) -> Decimal | None:
     total = Decimal(0)
     for value in values:
         if value is None:
@@ -715,7 +715,7 @@ def _limit_problems(roles: list[RoleCost], limits: Limits, spent: Decimal) -> li
                 f"{', ' + format_money(left) + ' left' if role.spent else ''}) is below its "
                 f"lowest estimate ({format_money(role.low)})"
             )
-    low = _sum(r.low for r in roles)
+    low = sum_estimates(r.low for r in roles)
     if limits.total is not None and low is not None and limits.total - spent < low:
         total_left = f", {format_money(limits.total - spent)} left" if spent else ""
         problems.append(

@@ -278,7 +278,7 @@ class BenchRunner:
             raise
         items = list(self.plan.items)
         queue_index = 0
-        by_key = {item.key: item for item in items}
+        by_key = {item.key: item for item in items} if self.shared else {}
         claimed: list[Item] = []
         worker_id = store_worker(self.store.engine) if self.shared else ""
         if self.shared:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from decimal import ROUND_DOWN, Decimal
 
 from sweepbench.bench.items import Benchmark
-from sweepbench.bench.plan import DEFAULT_ANSWER_TOKENS, Limits, RoleCost
+from sweepbench.bench.plan import DEFAULT_ANSWER_TOKENS, Limits, RoleCost, sum_estimates
 from sweepbench.bench.request import (
     UNPRICED_REFUSAL,
     BenchRequest,
@@ -110,12 +110,12 @@ class BenchSweepPlan:
     @property
     def low(self) -> Decimal | None:
         """Σ of the settings' lowest estimates (None: a model has no price)."""
-        return _sum(r.low for r in self.roles)
+        return sum_estimates(r.low for r in self.roles)
 
     @property
     def high(self) -> Decimal | None:
         """Σ of the settings' highest estimates (None: a model has no price)."""
-        return _sum(r.high for r in self.roles)
+        return sum_estimates(r.high for r in self.roles)
 
     @property
     def needs_price_ack(self) -> bool:
@@ -137,15 +137,6 @@ class BenchSweepPlan:
     def spent(self) -> Decimal:
         """What the settings' runs already spent (a continued sweep)."""
         return sum((s.prepared.plan.already_spent for s in self.settings), Decimal(0))
-
-
-def _sum(values: object) -> Decimal | None:
-    total = Decimal(0)
-    for value in values:  # type: ignore[attr-defined]
-        if value is None:
-            return None
-        total += value
-    return total
 
 
 def sweep_hash(benchmark: Benchmark, axis: str, config_hashes: Sequence[str]) -> str:
@@ -322,8 +313,8 @@ def _role_totals(settings: Sequence[SweepSetting]) -> tuple[RoleTotal, ...]:
         RoleTotal(
             role=role,
             calls=sum(r.calls for r in costs),
-            low=_sum(r.low for r in costs),
-            high=_sum(r.high for r in costs),
+            low=sum_estimates(r.low for r in costs),
+            high=sum_estimates(r.high for r in costs),
         )
         for role, costs in totals.items()
     )
@@ -339,7 +330,7 @@ def _limit_problems(
     """The sweep's limits and the host's ceilings against the lowest estimate."""
     problems: list[str] = []
     spent = sum((s.prepared.plan.already_spent for s in settings), Decimal(0))
-    low = _sum(r.low for r in roles)
+    low = sum_estimates(r.low for r in roles)
     if low is not None and limits.total is not None and limits.total - spent < low:
         left = f", {format_money(limits.total - spent)} left" if spent else ""
         problems.append(

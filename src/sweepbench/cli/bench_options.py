@@ -3,16 +3,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import sys
+from collections.abc import Collection, Mapping
 from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from sweepbench.bench.dialogue.calibration import CALIBRATE_AFTER
-from sweepbench.bench.request import BenchRequest, merge_limits, parse_limit
+from sweepbench.bench.request import BenchRequest, StartDecision, merge_limits, parse_limit
+from sweepbench.bench.results import format_money
 from sweepbench.bench.resume import PreparedRun
 from sweepbench.bench.wording import estimate_lines
 from sweepbench.roles import BENCH_ROLES
@@ -227,3 +230,27 @@ def print_estimate(prepared: PreparedRun) -> None:
     """The estimate's lines, on standard error."""
     for line in estimate_lines(prepared):
         err.print(line, highlight=False, markup=False)
+
+
+def refuse(decision: StartDecision, shown: Collection[str]) -> NoReturn:
+    """Print the refusal's reasons the estimate did not already list (``shown``), exit 2."""
+    for reason in decision.reasons:
+        if reason not in shown:
+            err.print(f"[red]refused:[/red] {escape(reason)}")
+    raise typer.Exit(2)
+
+
+def confirm_spending(decision: StartDecision, *, noun: str, question: str) -> None:
+    """When the start rule asks for it, ask before spending (on a terminal; exit 2 without
+    one, or when the answer is no). ``question`` is the prompt with ``{high}`` for the most
+    that may be spent; ``noun`` names what spends ("run", "sweep")."""
+    if not decision.needs_confirmation:
+        return
+    if not sys.stdin.isatty():
+        err.print(f"[red]refused:[/red] this {noun} spends money; confirm with --yes")
+        raise typer.Exit(2)
+    up_to = decision.spend_up_to
+    high = "an unknown amount" if up_to is None else format_money(up_to)
+    if not typer.confirm(question.format(high=high), default=False, err=True):
+        err.print("Not confirmed; nothing was spent.")
+        raise typer.Exit(2)

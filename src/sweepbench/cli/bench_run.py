@@ -12,7 +12,6 @@ import threading
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from sweepbench.bench.plan import DEFAULT_CONCURRENCY
@@ -49,9 +48,11 @@ from sweepbench.cli.bench_options import (
     TasksOpt,
     TemperatureOpt,
     build_request,
+    confirm_spending,
     err,
     plan_json,
     print_estimate,
+    refuse,
 )
 from sweepbench.cli.bench_show import show_run
 from sweepbench.engine.ratelimit import RateLimits
@@ -183,25 +184,13 @@ def run_command(
         if decision.refused:
             if as_json and not plan.ok:
                 typer.echo(json.dumps(plan_json(prepared), indent=2, ensure_ascii=False))
-            shown = {*plan.errors, *plan.limit_problems}  # the estimate listed these
-            for reason in decision.reasons:
-                if reason not in shown:
-                    err.print(f"[red]refused:[/red] {escape(reason)}")
-            raise typer.Exit(2)
+            refuse(decision, {*plan.errors, *plan.limit_problems})  # the estimate listed these
         if decision.nothing_left:
             err.print("Nothing left to run: every selected item is already scored.")
             if prepared.previous is not None:
                 show_run(store, prepared.previous.id, as_json=as_json)
             return
-        if decision.needs_confirmation:
-            if not sys.stdin.isatty():
-                err.print("[red]refused:[/red] this run spends money; confirm with --yes")
-                raise typer.Exit(2)
-            up_to = decision.spend_up_to
-            high = "an unknown amount" if up_to is None else format_money(up_to)
-            if not typer.confirm(f"Spend up to {high}?", default=False, err=True):
-                err.print("Not confirmed; nothing was spent.")
-                raise typer.Exit(2)
+        confirm_spending(decision, noun="run", question="Spend up to {high}?")
         helpers = WorkerProcesses(workers - 1)
         runner = BenchRunner(
             prepared, store, concurrency=request.concurrency,

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -65,7 +64,9 @@ from sweepbench.cli.bench_options import (
     TasksOpt,
     TemperatureOpt,
     build_request,
+    confirm_spending,
     err,
+    refuse,
 )
 from sweepbench.engine.ratelimit import RateLimits
 from sweepbench.engine.signals import stop_on_signals
@@ -151,26 +152,13 @@ def sweep_command(
                 typer.echo(json.dumps(plan_json(plan), indent=2, ensure_ascii=False))
             raise typer.Exit(2 if decision.refused else 0)
         if decision.refused:
-            shown = {*plan.errors, *plan.limit_problems}
-            for reason in decision.reasons:
-                if reason not in shown:
-                    err.print(f"[red]refused:[/red] {escape(reason)}")
-            raise typer.Exit(2)
+            refuse(decision, {*plan.errors, *plan.limit_problems})  # the estimate listed these
         if decision.nothing_left:
             err.print("Nothing left to run: every setting has scored every selected item.")
-            assert plan.previous is not None or not plan.settings
             if plan.previous is not None:
                 show_sweep(store, plan.previous.id, as_json=as_json)
             return
-        if decision.needs_confirmation:
-            if not sys.stdin.isatty():
-                err.print("[red]refused:[/red] this sweep spends money; confirm with --yes")
-                raise typer.Exit(2)
-            up_to = decision.spend_up_to
-            high = "an unknown amount" if up_to is None else format_money(up_to)
-            if not typer.confirm(f"Spend up to {high} on this sweep?", default=False, err=True):
-                err.print("Not confirmed; nothing was spent.")
-                raise typer.Exit(2)
+        confirm_spending(decision, noun="sweep", question="Spend up to {high} on this sweep?")
         runner = BenchSweepRunner(
             plan, store, concurrency=request.concurrency, accept_unpriced=accept_unpriced,
             rate_limits=RateLimits(rpm=rpm, tpm=tpm),

@@ -183,12 +183,6 @@ def _target_provider(model: str) -> str | None:
         return None
 
 
-def _spends(prepared: PreparedRun, request: BenchRequest, key: str) -> bool:
-    """Whether starting this run may spend money (so the gate applies): a key was given, a
-    model is called with an operator's key, or the plan has a price above $0 or none."""
-    return bool(key) or prepared.plan.spends  # the library's rule, plus a visitor's key
-
-
 # -- rendering ---------------------------------------------------------------------------------
 
 
@@ -857,7 +851,8 @@ def start_from_page(
     with run_keys(keys):  # the plan sees the key as the run will (and its errors are scrubbed)
         prepared = prepare(request, context.store, benchmark=benchmark)
         decision = start_check(prepared, request)
-        closed = context.gate.why_closed(None, spends=_spends(prepared, request, key))
+        spends = bool(key) or prepared.plan.spends  # the library's rule, plus a visitor's key
+        closed = context.gate.why_closed(None, spends=spends)
         if closed is not None:
             return _alert(closed), None
         if decision.refused:

@@ -217,11 +217,6 @@ def plan_for(c: Controls, store: Store | None) -> Planned:
     return Planned(request, plan)
 
 
-def spends(plan: BenchSweepPlan) -> bool:
-    """Whether the sweep may spend money (the library's rule, :attr:`BenchSweepPlan.spends`)."""
-    return plan.spends
-
-
 def value_choices(axis: str, benchmark: str | None, data: str | None) -> list[str]:
     """The suggestions of the values box for an axis (any value may be typed)."""
     if axis == "model":

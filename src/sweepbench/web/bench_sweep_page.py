@@ -36,7 +36,6 @@ from sweepbench.web.bench_sweep_controls import (
     controls_from_request,
     controls_layout,
     plan_for,
-    spends,
     value_choices,
     values_label,
 )
@@ -139,7 +138,7 @@ def start_sweep(context: WebContext, controls: Controls) -> tuple[str | None, st
         return None, f"Refused: {planned.problem}", "red"
     plan, request = planned.plan, planned.request
     # off loopback the visitor signed in with the token (web/security.py) to see this page
-    closed = context.gate.why_closed(None, spends=spends(plan))
+    closed = context.gate.why_closed(None, spends=plan.spends)
     if closed:
         return None, closed, "red"
     decision = sweep_start_check(plan, request)
@@ -225,7 +224,7 @@ def register(app: Dash, context: WebContext) -> None:
         plan = planned.plan
         lines = sweep_estimate_lines(plan)
         alerts: list[Any] = []
-        closed = context.gate.why_closed(None, spends=spends(plan))
+        closed = context.gate.why_closed(None, spends=plan.spends)
         if closed:
             alerts.append(dmc.Alert(closed, color="red", id="bs-gate-closed"))
         blocked = not plan.ok or bool(closed)
