@@ -15,6 +15,7 @@ from sweepbench.bench.storage import BenchStore
 from sweepbench.store import Store
 from sweepbench.store.schema import bench_answers, bench_claims, spend_reservations
 from tests.bench.helpers import set_prices
+from tests.bench.scale_helpers import answered_exactly_once, killer, run_account
 from tests.bench.sweep_helpers import guess, marked_benchmark
 from tests.helpers import run_cli
 
@@ -32,7 +33,7 @@ def test_three_worker_processes_answer_every_item_exactly_once(
         "--workers", "3", "--concurrency", "2", "--limit", "5", "--yes", "--json",
     )  # fmt: skip
     assert code == 0, err
-    assert "2 more worker process(es) joined run" in err
+    assert "2 more worker(s) (local) joined run" in err
     report = json.loads(out)
     assert report["status"] == "completed" and report["scored"] == ITEMS
     with Store.open() as store:
@@ -62,42 +63,19 @@ def test_a_worker_killed_mid_run_loses_nothing_and_doubles_nothing(
     isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
-    import os
-    import signal
-    import threading
-    import time
-
-    from sweepbench.store.schema import workers
-
+    set_prices(isolated_home, {"scripted.guess": (1, 1)})
     path = marked_benchmark(tmp_path / "bench", ITEMS)
-    killed: list[int] = []
-
-    def kill_a_joined_worker() -> None:
-        deadline = time.monotonic() + 60
-        with Store.open() as store:
-            while time.monotonic() < deadline:
-                with store.engine.connect() as conn:
-                    done = conn.scalar(sa.select(sa.func.count()).select_from(bench_answers))
-                    pids = set(conn.scalars(sa.select(workers.c.pid))) - {os.getpid()}
-                if pids and (done or 0) >= 40:
-                    pid = min(pids)
-                    os.kill(pid, signal.SIGKILL)  # no finally, no release: its claims stay
-                    killed.append(pid)
-                    return
-                time.sleep(0.02)
-
-    thread = threading.Thread(target=kill_a_joined_worker, daemon=True)
-    thread.start()
+    thread, killed = killer(after_answers=40)
     code, out, err = run_cli(
         monkeypatch, capsys, "bench", "run", str(path), "--model", guess("0.9", ttft="0.03"),
-        "--workers", "3", "--concurrency", "2", "--yes", "--json",
+        "--workers", "3", "--concurrency", "2", "--limit", "5", "--yes", "--json",
     )  # fmt: skip
     thread.join(5)
     assert killed, "no joined worker was found to kill"
     assert code == 0, err
     report = json.loads(out)
     assert report["status"] == "completed" and report["scored"] == ITEMS
-    with Store.open() as store, store.engine.connect() as conn:
-        keys = list(conn.scalars(sa.select(bench_answers.c.key)))
-        left = conn.scalar(sa.select(sa.func.count()).select_from(bench_claims))
-    assert len(keys) == len(set(keys)) == ITEMS and left == 0  # none lost, none twice
+    answered_exactly_once(ITEMS)
+    account = run_account(report["run_id"], killed)
+    assert account.open_holds == 0
+    assert account.settled == account.answers + account.unaccounted >= account.answers

@@ -200,8 +200,10 @@ class BenchRunner:
             concurrency=concurrency,
             rate_limits=rate_limits,
             seed=seed,
-            limits=call_limits,
-        )
+            limits=call_limits
+            if call_limits is not None or not shared
+            else CallLimits(concurrency, rate_limits, shared_in=store.engine),
+        )  # a shared run's rate limits hold for all its workers together
         self.sweep_id = sweep_id
         self.shared = shared
         self._claim_batch = max(1, claim_batch)
@@ -417,6 +419,9 @@ class BenchRunner:
         else:
             status, reason = "completed", None
         spent = dict(self._spent)
+        if self.shared:  # every worker's answers, and what the dead ones held is settled now
+            self.ledger.reap_dead()
+            spent = {**spent, **self.runs.spent(self.run_id)}
         stored = self.runs.run(self.run_id)
         before = float(stored.settings.get("wall_s", 0.0)) if stored is not None else 0.0
         self.runs.set_status(

@@ -5,21 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
-import tempfile
-import threading
 from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from sweepbench.bench.plan import DEFAULT_CONCURRENCY
-from sweepbench.bench.request import load, prepare, start_check
+from sweepbench.bench.request import BenchRequest, load, prepare, start_check
 from sweepbench.bench.results import format_money
 from sweepbench.bench.run import BenchRunner
 from sweepbench.bench.run import Progress as RunProgress
 from sweepbench.bench.storage import BenchStore, run_is_live
+from sweepbench.bench.workers import ProcessWorkers, WorkerPool
 from sweepbench.cli.bench_options import (
     DEFAULT_MODEL,
     AllowDataOutsideOpt,
@@ -158,6 +155,21 @@ def run_command(
             "--join", help="Join the live shared run with these settings as one more worker."
         ),
     ] = False,
+    executor: Annotated[
+        str,
+        typer.Option(
+            "--executor",
+            help="Where the other workers run: local (processes of this machine) or ray "
+            "(Ray actors; pip install 'sweepbench[ray]').",
+        ),
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            help="The Ray cluster to run workers on (default: start a local one).",
+        ),
+    ] = None,
     data: DataOpt = None,
     allow_data_outside: AllowDataOutsideOpt = False,
     as_json: JsonOpt = False,
@@ -171,6 +183,12 @@ def run_command(
         err.print(
             f"[red]refused:[/red] --workers must be between 1 and {MAX_WORKERS}, not {workers}"
         )
+        raise typer.Exit(2)
+    if executor not in ("local", "ray"):
+        err.print(f"[red]refused:[/red] --executor is local or ray, not {executor!r}")
+        raise typer.Exit(2)
+    if ray_address is not None and executor != "ray":
+        err.print("[red]refused:[/red] --ray-address needs --executor ray")
         raise typer.Exit(2)
     request = build_request(locals())
     benchmark = load(request)
@@ -191,17 +209,23 @@ def run_command(
                 show_run(store, prepared.previous.id, as_json=as_json)
             return
         confirm_spending(decision, noun="run", question="Spend up to {high}?")
-        helpers = WorkerProcesses(workers - 1)
+        helpers = _worker_pool(executor, workers, request, ray_address, store)
+
+        def start_helpers(run_id: str) -> None:
+            helpers.start(run_id)
+            err.print(f"{helpers.count} more worker(s) ({executor}) joined run {run_id}.")
+
         runner = BenchRunner(
             prepared, store, concurrency=request.concurrency,
             accept_unpriced=request.accept_unpriced,
             rate_limits=RateLimits(rpm=request.rpm, tpm=request.tpm), shared=shared,
-            on_started=helpers.start if workers > 1 else None,
+            on_started=start_helpers if helpers.count else None,
         )  # fmt: skip
         try:
             outcome = _run_with_progress(runner, quiet=as_json)
         finally:
-            helpers.wait()  # the last worker to end ends the run
+            for problem in helpers.wait():  # the last worker to end ends the run
+                err.print(problem, markup=False, highlight=False)
         if join and outcome.status == "running":  # a joined worker's share is done
             return
         if outcome.status == "running":  # another worker was to end the run: did it?
@@ -220,57 +244,19 @@ def run_command(
 MAX_WORKERS = 64
 
 
-class WorkerProcesses:
-    """The other worker processes of a shared run (``--workers N``): this command again with
-    ``--join`` (and ``--yes``: the spending was confirmed here), started once the run is
-    recorded and its items queued; each claims items in the store until none is left."""
+def _worker_pool(
+    executor: str, workers: int, request: BenchRequest, address: str | None, store: Store
+) -> WorkerPool:
+    """The other workers of a shared run, on the executor asked for (connected now: a setup
+    that cannot work is refused before anything is spent)."""
+    if executor == "local":
+        return ProcessWorkers(workers - 1)
+    from sweepbench.bench.ray_workers import RayWorkers
 
-    def __init__(self, count: int) -> None:
-        self.count = count
-        self._procs: list[subprocess.Popen[bytes]] = []
-        self._logs: list[Any] = []
-
-    def start(self, run_id: str) -> None:
-        args = _without_workers(sys.argv[1:])
-        command = [sys.executable, "-c", "from sweepbench.cli import main; main()", *args,
-                   "--join", "--yes", "--json"]  # fmt: skip
-        for _ in range(self.count):
-            log = tempfile.TemporaryFile()  # noqa: SIM115 (closed in wait())
-            self._logs.append(log)
-            proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
-            self._procs.append(proc)
-            # reaped the moment it ends: a dead worker left as a zombie would look alive (its
-            # pid exists), so its claims would never be freed nor the run ended
-            threading.Thread(target=proc.wait, name="sweepbench-worker-reaper", daemon=True).start()
-        err.print(f"{self.count} more worker process(es) joined run {run_id}.")
-
-    def wait(self) -> None:
-        for proc, log in zip(self._procs, self._logs, strict=True):
-            code = proc.wait()
-            if code not in (0, 1):  # 1: paused or stopped, said by the run itself
-                log.seek(0)
-                tail = log.read().decode("utf-8", "replace").strip().splitlines()[-3:]
-                err.print(f"a worker process ended with exit code {code}: " + " / ".join(tail),
-                          markup=False, highlight=False)  # fmt: skip
-            log.close()
-
-
-def _without_workers(args: list[str]) -> list[str]:
-    """The command's arguments without ``--workers N`` / ``--workers=N`` and ``--no-resume``
-    (a joining worker continues the run this one started)."""
-    out: list[str] = []
-    skip = False
-    for arg in args:
-        if skip:
-            skip = False
-            continue
-        if arg == "--workers":
-            skip = True
-            continue
-        if arg.startswith("--workers=") or arg == "--no-resume":
-            continue
-        out.append(arg)
-    return out
+    sqlite_store = store.engine.url.get_backend_name() == "sqlite"
+    pool = RayWorkers(workers - 1, request, address=address, sqlite_store=sqlite_store)
+    pool.connect()
+    return pool
 
 
 def _run_with_progress(runner: BenchRunner, *, quiet: bool) -> Any:

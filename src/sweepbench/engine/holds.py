@@ -135,6 +135,8 @@ class LeaseHolds:
     calls_per_lease: int = LEASE_CALLS
     _open: dict[tuple[str, str, str], _Lease] = field(default_factory=dict)
     _done: list[_Lease] = field(default_factory=list)
+    _closing: list[_Lease] = field(default_factory=list)
+    """Closed leases whose calls are still in flight."""
 
     def take(
         self, run_id: str, role: str, model: str, worst_usd: Decimal, first: bool,
@@ -181,13 +183,16 @@ class LeaseHolds:
             lease.used_micro += usd_to_micro(actual_usd if actual_usd > 0 else _ZERO, up=False)
         if lease.closed and lease.in_flight == 0:
             self._done.append(lease)
+            self._closing.remove(lease)
 
     def _close(self, key: tuple[str, str, str], lease: _Lease) -> None:
         lease.closed = True
         del self._open[key]
         if lease.in_flight == 0:
             self._done.append(lease)
-        elif lease.free_micro > 0:  # keep only what the calls in flight may still cost
+            return
+        self._closing.append(lease)
+        if lease.free_micro > 0:  # keep only what the calls in flight may still cost
             lease.reserved_micro = lease.used_micro + lease.drawn_micro
             self.ledger.shrink(lease.reservation_id, micro_to_usd(lease.reserved_micro))
 
@@ -213,10 +218,15 @@ class LeaseHolds:
         ]
 
     def settle_in(self, conn: Connection) -> None:
-        """Settle the ready leases inside the caller's transaction (the group commit)."""
+        """Settle the ready leases inside the caller's transaction (the group commit), and
+        record what the open ones have used so far (the answers of this commit included)."""
         settlements = self.settlements()
         if settlements:
             self.ledger.settle_in(conn, settlements)
+        held = [*self._open.values(), *self._closing]
+        used = [(lease.reservation_id, lease.used_micro) for lease in held]
+        if used:
+            self.ledger.note_used_in(conn, used)
 
     def spent(self) -> Decimal:
         """What the calls of every lease of this session have cost so far."""

@@ -1,7 +1,9 @@
 """Concurrency and rate limits for calls, keyed by provider and by (provider, model): at most
 ``concurrency`` calls in flight to each provider and to each model, and optional requests per
 second / minute and tokens per minute per model (OpenRouter's ``:free`` models get 20 a minute
-unless told otherwise). One :class:`CallLimits` per executor; safe for many tasks of one loop."""
+unless told otherwise). One :class:`CallLimits` per executor; safe for many tasks of one loop.
+Given the store (a run shared by several workers), the rate limits are counted there, so they
+hold for every worker together (:mod:`.ratelimit_shared`); concurrency stays per worker."""
 
 from __future__ import annotations
 
@@ -9,8 +11,13 @@ import asyncio
 import dataclasses
 from dataclasses import dataclass
 
+from sqlalchemy.engine import Engine
+
 from sweepbench.engine.ratelimit import RateLimiter, RateLimits
+from sweepbench.engine.ratelimit_shared import StoreRateLimiter
 from sweepbench.models.base import Model
+
+Limiter = RateLimiter | StoreRateLimiter
 
 FREE_MODEL_RPM = 20
 """OpenRouter's ``:free`` models allow about 20 requests a minute (benchmarks spec §5.3)."""
@@ -19,13 +26,21 @@ FREE_MODEL_RPM = 20
 class CallLimits:
     """Semaphores and rate limiters, made on first use of each provider and model."""
 
-    def __init__(self, concurrency: int = 8, rate_limits: RateLimits | None = None) -> None:
+    def __init__(
+        self,
+        concurrency: int = 8,
+        rate_limits: RateLimits | None = None,
+        *,
+        shared_in: Engine | None = None,
+    ) -> None:
+        """``shared_in``: count the rate limits in this store, for every process at once."""
         if not 1 <= concurrency <= 10_000:
             raise ValueError(f"concurrency must be between 1 and 10,000, not {concurrency}")
         self.concurrency = concurrency
         self.rate_limits = rate_limits or RateLimits()
+        self.shared_in = shared_in
         self._semaphores: dict[tuple[str, str], asyncio.Semaphore] = {}
-        self._limiters: dict[str, RateLimiter | None] = {}
+        self._limiters: dict[str, Limiter | None] = {}
         self._slots: dict[str, Slot] = {}
 
     def _semaphore(self, key: tuple[str, str]) -> asyncio.Semaphore:
@@ -34,12 +49,17 @@ class CallLimits:
             semaphore = self._semaphores[key] = asyncio.Semaphore(self.concurrency)
         return semaphore
 
-    def _limiter(self, model: Model) -> RateLimiter | None:
+    def _limiter(self, model: Model) -> Limiter | None:
         if model.id not in self._limiters:
             limits = self.rate_limits
             if limits.rpm is None and model.id.endswith(":free"):  # the user's value wins
                 limits = dataclasses.replace(limits, rpm=FREE_MODEL_RPM)
-            self._limiters[model.id] = RateLimiter(limits) if limits.any else None
+            limiter: Limiter | None = None
+            if limits.any and self.shared_in is not None:
+                limiter = StoreRateLimiter(self.shared_in, model.id, limits)
+            elif limits.any:
+                limiter = RateLimiter(limits)
+            self._limiters[model.id] = limiter
         return self._limiters[model.id]
 
     async def enter(self, model: Model, tokens: int) -> Slot:
@@ -65,7 +85,7 @@ class CallLimits:
 class Slot:
     """The limits one model's calls take."""
 
-    limiter: RateLimiter | None
+    limiter: Limiter | None
     provider: asyncio.Semaphore
     model: asyncio.Semaphore
 

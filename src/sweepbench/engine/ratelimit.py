@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 Clock = Callable[[], float]
@@ -31,6 +31,41 @@ class RateLimits:
         return any(v is not None for v in (self.qps, self.rpm, self.tpm))
 
 
+def wait_needed(
+    limits: RateLimits, events: Sequence[tuple[float, int]], now: float, tokens: int
+) -> float:
+    """Seconds until a request of ``tokens`` fits ``limits`` (0 = now), given the requests
+    already sent in the last minute as ``(moment, tokens)``, oldest first. One rule for the
+    in-process limiter and the one counted in the store."""
+    waits = [0.0]
+    if limits.qps is not None:
+        last_second = [moment for moment, _ in events if now - moment < 1.0]
+        if len(last_second) >= limits.qps:
+            waits.append(last_second[0] + 1.0 - now)
+    if limits.rpm is not None and len(events) >= limits.rpm:
+        waits.append(events[len(events) - limits.rpm][0] + 60.0 - now)
+    if limits.tpm is not None and events:
+        used = sum(n for _, n in events)
+        if used + tokens > limits.tpm:  # wait until enough of the window has expired
+            excess = used + tokens - limits.tpm
+            freed = 0
+            for moment, n in events:
+                freed += n
+                if freed >= excess:
+                    waits.append(moment + 60.0 - now)
+                    break
+            else:  # larger than the whole limit: wait for an empty window
+                waits.append(events[-1][0] + 60.0 - now)
+    return max(waits)
+
+
+def check_limits(limits: RateLimits) -> None:
+    """Raise ValueError for a limit that is not positive."""
+    for name, value in (("qps", limits.qps), ("rpm", limits.rpm), ("tpm", limits.tpm)):
+        if value is not None and value <= 0:
+            raise ValueError(f"{name} must be positive, not {value}")
+
+
 class RateLimiter:
     """Waits until a request fits every window. One per model; safe for many tasks of one
     event loop. ``clock`` and ``sleep`` are injectable for tests."""
@@ -42,44 +77,12 @@ class RateLimiter:
         clock: Clock = time.monotonic,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
-        for name, value in (("qps", limits.qps), ("rpm", limits.rpm), ("tpm", limits.tpm)):
-            if value is not None and value <= 0:
-                raise ValueError(f"{name} must be positive, not {value}")
+        check_limits(limits)
         self.limits = limits
         self._clock = clock
         self._sleep = sleep
-        self._second: deque[float] = deque()
-        self._minute: deque[float] = deque()
-        self._tokens: deque[tuple[float, int]] = deque()
+        self._events: deque[tuple[float, int]] = deque()
         self._lock = asyncio.Lock()
-
-    def _wait_needed(self, now: float, tokens: int) -> float:
-        """Seconds until a request of ``tokens`` fits (0 = now); drops expired entries."""
-        while self._second and now - self._second[0] >= 1.0:
-            self._second.popleft()
-        while self._minute and now - self._minute[0] >= 60.0:
-            self._minute.popleft()
-        while self._tokens and now - self._tokens[0][0] >= 60.0:
-            self._tokens.popleft()
-        waits = [0.0]
-        limits = self.limits
-        if limits.qps is not None and len(self._second) >= limits.qps:
-            waits.append(self._second[0] + 1.0 - now)
-        if limits.rpm is not None and len(self._minute) >= limits.rpm:
-            waits.append(self._minute[0] + 60.0 - now)
-        if limits.tpm is not None and self._tokens:
-            used = sum(n for _, n in self._tokens)
-            if used + tokens > limits.tpm:  # wait until enough of the window has expired
-                excess = used + tokens - limits.tpm
-                freed = 0
-                for moment, n in self._tokens:
-                    freed += n
-                    if freed >= excess:
-                        waits.append(moment + 60.0 - now)
-                        break
-                else:  # larger than the whole limit: wait for an empty window
-                    waits.append(self._tokens[-1][0] + 60.0 - now)
-        return max(waits)
 
     async def acquire(self, tokens: int = 0) -> float:
         """Wait until the request fits, record it, and return how long it waited. A request
@@ -88,13 +91,12 @@ class RateLimiter:
         async with self._lock:  # first come, first served
             while True:
                 now = self._clock()
-                wait = self._wait_needed(now, tokens)
+                while self._events and now - self._events[0][0] >= 60.0:
+                    self._events.popleft()
+                wait = wait_needed(self.limits, self._events, now, tokens)
                 if wait <= 0:
                     break
                 await self._sleep(wait)
                 waited += wait
-            self._second.append(now)
-            self._minute.append(now)
-            if self.limits.tpm is not None:
-                self._tokens.append((now, tokens))
+            self._events.append((now, tokens))
         return waited

@@ -367,6 +367,18 @@ class Ledger:
             )
         return len(q.settle_rows(conn, amounts, now))
 
+    def note_used_in(self, conn: Connection, used: Sequence[tuple[str, int]]) -> None:
+        """Record what open leases' finished calls have cost so far (``used_micro``), inside
+        the group commit that stores those calls' answers: the ledger's own account of a lease
+        whose worker dies later (the rest of it, calls in flight or not yet saved, is charged
+        at its worst case: a provider may have billed them)."""
+        for reservation_id, micro in used:
+            conn.execute(
+                res.update()
+                .where(res.c.id == reservation_id, res.c.state == "reserved")
+                .values(used_micro=micro)
+            )
+
     def shrink(self, reservation_id: str, reserved_usd: Decimal) -> None:
         """Lower an open hold to ``reserved_usd`` (never raises it): a closed lease keeps only
         what its calls still in flight may cost, so the rest is free for the next lease."""

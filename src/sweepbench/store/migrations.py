@@ -402,3 +402,20 @@ def m008_bench_claims(conn: Connection) -> None:
         sa.Index("ix_bench_claims_free", "run_id", "worker", "position"),
     )
     md.create_all(conn)
+
+
+@migration
+def m009_rate_events(conn: Connection) -> None:
+    """Rate limits shared by the workers of a run: the requests each model was sent in the
+    last minute, counted in the store so that ten workers keep one limit between them."""
+    md = sa.MetaData()
+    sa.Table(
+        "rate_events",
+        md,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("scope", sa.String(300), nullable=False),
+        sa.Column("at", sa.Float, nullable=False),
+        sa.Column("tokens", sa.Integer, nullable=False),
+        sa.Index("ix_rate_events_scope_at", "scope", "at"),
+    )
+    md.create_all(conn)

@@ -331,3 +331,15 @@ bench_claims = sa.Table(
     sa.Index("ix_bench_claims_free", "run_id", "worker", "position"),
 )
 """The items of a run still to answer, each free or claimed by one worker (workers table)."""
+
+rate_events = sa.Table(
+    "rate_events",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("scope", sa.String(300), nullable=False),  # the model's id (provider/model)
+    sa.Column("at", sa.Float, nullable=False),  # seconds since the epoch, the sender's clock
+    sa.Column("tokens", sa.Integer, nullable=False),
+    sa.Index("ix_rate_events_scope_at", "scope", "at"),
+)
+"""Requests sent in the last minute per model by workers sharing rate limits (one window for
+every process and machine of a shared run); rows older than a minute are deleted as they go."""

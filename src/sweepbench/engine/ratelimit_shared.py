@@ -1,0 +1,84 @@
+"""Rate limits shared by every worker of a run, counted in the store.
+
+Ten worker processes each keeping ``--rpm 60`` alone would send 600 requests a minute. Here the
+window is one table (``rate_events``): before each attempt a worker, in one write transaction
+(SQLite's write lock; a transaction-scoped advisory lock per model on PostgreSQL), deletes the
+model's requests older than a minute, checks the request against what is left by the same rule
+as the in-process limiter (:func:`~sweepbench.engine.ratelimit.wait_needed`), and records it if
+it fits. So the limit holds across processes and machines; it costs one short transaction per
+request, which only a rate-limited model pays.
+
+Moments are the sender's wall clock (seconds since the epoch): machines sharing a run are
+assumed to keep time (NTP); a clock a second off shifts its requests by a second.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import zlib
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from sweepbench.engine.ratelimit import Clock, RateLimits, Sleep, check_limits, wait_needed
+from sweepbench.store.engine import writer
+from sweepbench.store.schema import rate_events
+
+_PG_LOCK_BASE = 0x5357_5200  # "SWR" + the model's hash: one lock per model
+
+
+class StoreRateLimiter:
+    """Waits until a request to one model fits its limits as counted in the store by every
+    process. Same interface as :class:`~sweepbench.engine.ratelimit.RateLimiter`."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        scope: str,
+        limits: RateLimits,
+        *,
+        clock: Clock = time.time,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        check_limits(limits)
+        self.limits = limits
+        self.scope = scope
+        self._engine = writer(engine)
+        self._clock = clock
+        self._sleep = sleep
+        self._lock = asyncio.Lock()
+        self._pg_key = _PG_LOCK_BASE + zlib.crc32(scope.encode()) % 0xFFFF
+
+    async def acquire(self, tokens: int = 0) -> float:
+        """Wait until the request fits, record it in the store, and return how long it
+        waited. This process's own tasks queue first, then the store decides."""
+        waited = 0.0
+        async with self._lock:
+            while True:
+                wait = await asyncio.to_thread(self._take, tokens)
+                if wait <= 0:
+                    return waited
+                await self._sleep(wait)
+                waited += wait
+
+    def _take(self, tokens: int) -> float:
+        """One transaction: forget the expired, check, record if it fits; the wait if not."""
+        table = rate_events
+        with self._engine.begin() as conn:
+            if conn.dialect.name == "postgresql":
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": self._pg_key})
+            now = self._clock()
+            conn.execute(
+                table.delete().where(table.c.scope == self.scope, table.c.at <= now - 60.0)
+            )
+            rows = conn.execute(
+                sa.select(table.c.at, table.c.tokens)
+                .where(table.c.scope == self.scope)
+                .order_by(table.c.at)
+            ).all()
+            events = [(float(at), int(n)) for at, n in rows]
+            wait = wait_needed(self.limits, events, now, tokens)
+            if wait <= 0:
+                conn.execute(table.insert().values(scope=self.scope, at=now, tokens=tokens))
+            return wait

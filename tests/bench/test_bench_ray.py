@@ -1,0 +1,127 @@
+"""The Ray executor (``bench run --executor ray --workers N``): the other workers of a shared run
+are Ray actors on a local Ray cluster, on a slow scripted model (200 ms to the first token).
+Every item is answered exactly once when a worker is SIGKILLed mid-run, the ledger's settled
+total is the answers' costs plus the killed worker's unsaved calls at worst case, and a run
+limit the workers together would overshoot is never exceeded. On PostgreSQL too (issue 18)."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from sweepbench.bench.storage import BenchStore
+from sweepbench.store import Store
+from sweepbench.store.workers import forget_workers
+from tests.backends import PG_URL, reset_postgres
+from tests.bench.helpers import set_prices
+from tests.bench.scale_helpers import answered_exactly_once, killer, run_account
+from tests.bench.sweep_helpers import guess, marked_benchmark
+from tests.helpers import run_cli
+
+pytest.importorskip("ray")
+
+ITEMS = 120
+SLOW = guess("0.9", ttft="0.2")
+BACKENDS = ["sqlite", "postgres"] if PG_URL else ["sqlite"]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(
+    request: pytest.FixtureRequest, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> str:
+    if request.param == "postgres":
+        assert PG_URL is not None
+        reset_postgres(PG_URL)
+        forget_workers()
+        monkeypatch.setenv("SWEEPBENCH_DB", PG_URL)
+    set_prices(isolated_home, {"scripted.guess": (1, 1)})  # priced: the calls hold leases
+    return str(request.param)
+
+
+def test_four_ray_workers_lose_nothing_when_one_is_killed(
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    path = marked_benchmark(tmp_path / "bench", ITEMS)
+    thread, killed = killer(after_answers=24)
+    code, out, err = run_cli(
+        monkeypatch, capsys, "bench", "run", str(path), "--model", SLOW, "--executor", "ray",
+        "--workers", "4", "--concurrency", "2", "--limit", "5", "--yes", "--json",
+    )  # fmt: skip
+    thread.join(5)
+    assert code == 0, err
+    assert "3 more worker(s) (ray) joined run" in err
+    assert killed, "no Ray worker was found to kill"
+    assert "a Ray worker died" in err
+    report = json.loads(out)
+    assert report["status"] == "completed" and report["scored"] == ITEMS
+    answered_exactly_once(ITEMS)
+    account = run_account(report["run_id"], killed)
+    assert account.open_holds == 0  # the killed worker's lease was settled when the run ended
+    # the settled total is what the answers cost, plus the killed worker's calls that never
+    # reached the store (in flight, or finished since its last commit), at their worst case
+    assert account.settled == account.answers + account.unaccounted
+    assert account.unaccounted >= 0
+    assert account.holders >= 3, "the work was not shared between the Ray workers"
+    with Store.open() as store:
+        run = BenchStore(store).run(report["run_id"])
+        assert run is not None and run.settings["claims"] is True
+
+
+def test_a_run_limit_holds_for_every_ray_worker_together(
+    backend: str, isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    set_prices(isolated_home, {"scripted.guess": (1, 100)})  # the answers cost the most
+    path = marked_benchmark(tmp_path / "bench", ITEMS)
+    limit = Decimal("0.02")  # a few dozen answers' worth: the 4 workers would overshoot it
+    code, out, err = run_cli(
+        monkeypatch, capsys, "bench", "run", str(path), "--model", guess("0.9", ttft="0.05"),
+        "--executor", "ray", "--workers", "4", "--concurrency", "4", "--max-tokens", "16",
+        "--limit", str(limit), "--yes", "--json",
+    )  # fmt: skip
+    report = json.loads(out) if out.strip() else {}
+    assert code == 1, err  # paused at the limit
+    assert report["status"] == "paused_budget", report
+    assert 0 < report["scored"] < ITEMS
+    account = run_account(report["run_id"])
+    assert account.open_holds == 0
+    assert account.settled <= int(limit * 1_000_000)
+    assert account.settled == account.answers  # no worker died: every charge is an answer's
+
+
+def test_ray_address_needs_the_ray_executor(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run_cli(
+        monkeypatch, capsys, "bench", "run", "sample", "--workers", "2",
+        "--ray-address", "127.0.0.1:1", "--yes",
+    )  # fmt: skip
+    assert code == 2 and "--ray-address needs --executor ray" in err
+
+
+def test_a_cluster_of_several_machines_is_refused_with_a_sqlite_store(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ray
+
+    from sweepbench.bench.ray_workers import RayWorkers
+    from sweepbench.bench.request import BenchRequest
+    from sweepbench.errors import UserError
+
+    connected: list[str | None] = []
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", lambda address=None, **_: connected.append(address))
+    monkeypatch.setattr(ray, "nodes", lambda: [{"Alive": True}, {"Alive": True}])
+    monkeypatch.setattr(ray, "shutdown", lambda: None)
+    request = BenchRequest(benchmark="sample", models={"target": "scripted/guess"})
+    pool = RayWorkers(3, request, address="10.0.0.5:6379", sqlite_store=True)
+    with pytest.raises(UserError, match="2 machines but the store is a SQLite file"):
+        pool.connect()
+    assert connected == ["10.0.0.5:6379"]
+    shared_store = RayWorkers(3, request, address="10.0.0.5:6379", sqlite_store=False)
+    shared_store.connect()  # a PostgreSQL store: machines share it
+    shared_store.close()
