@@ -4,6 +4,7 @@ Ctrl-C does (answers kept, ``interrupted``), and the same command continues it t
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from sweepbench.bench.storage import STOP_REQUEST, BenchStore, RunRow, stop_reas
 from sweepbench.bench.sweep_store import SweepRow, SweepSettingRow, SweepStore
 from sweepbench.engine.supervisor import Supervisor
 from sweepbench.store import Store
-from sweepbench.store.schema import bench_answers
+from sweepbench.store.schema import bench_answers, bench_claims
 from sweepbench.web.bench_run_host import BenchRunHost
 from sweepbench.web.bench_sweep_live import LiveSweeps
 from tests.bench.sweep_helpers import guess, marked_benchmark
@@ -191,3 +192,44 @@ def test_a_page_stop_of_a_run_or_sweep_live_elsewhere_records_the_request() -> N
     finally:
         supervisor.close()
         store.close()
+
+
+EXECUTORS = ["local", "ray"] if importlib.util.find_spec("ray") else ["local"]
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_bench_stop_reaches_every_worker_of_a_shared_run(
+    executor: str, isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    path = marked_benchmark(tmp_path / "bench", ITEMS)
+    args = ["bench", "run", str(path), "--model", SLOW, "--concurrency", "2", "--workers", "3",
+            "--executor", executor, "--yes"]  # fmt: skip
+    child = _child(*args)
+    try:
+        _wait_for_answers(child, 30)
+        with Store.open() as store:
+            [run] = BenchStore(store).runs()
+        code, _out, err = run_cli(monkeypatch, capsys, "bench", "stop", run.id, "--wait")
+        assert code == 0, err
+        # the first worker ends only once every other worker has: all of them stopped
+        assert child.wait(timeout=60) == 1
+    finally:
+        if child.poll() is None:
+            child.kill()
+    with Store.open() as store, store.engine.connect() as conn:
+        stopped = BenchStore(store).run(run.id)
+        held = conn.scalar(
+            sa.select(sa.func.count())
+            .select_from(bench_claims)
+            .where(bench_claims.c.worker.is_not(None))
+        )
+        kept = _answers(store)[run.id]
+    assert stopped is not None and stopped.status == "interrupted"
+    assert held == 0  # every worker gave its unanswered claims back
+    assert 30 <= kept < ITEMS
+
+    code, _out, err = run_cli(monkeypatch, capsys, *args)  # the same command continues it
+    assert code == 0, err
+    with Store.open() as store:
+        assert _answers(store) == Counter({run.id: ITEMS})  # every item answered once

@@ -431,6 +431,17 @@ class BenchStore:
         with self.store.engine.connect() as conn:
             return {key: status for key, status in conn.execute(query)}
 
+    def counts(self, run_id: str) -> dict[str, int]:
+        """How many stored answers of a run have each status (one grouped count: the live
+        progress of a run shared by several workers)."""
+        query = (
+            sa.select(bench_answers.c.status, sa.func.count())
+            .where(bench_answers.c.run_id == run_id)
+            .group_by(bench_answers.c.status)
+        )
+        with self.store.engine.connect() as conn:
+            return {status: int(n) for status, n in conn.execute(query)}
+
     def answers(self, run_id: str, *, status: str | None = None) -> Iterator[dict[str, Any]]:
         """A run's answer rows as dicts (``score_metadata`` parsed)."""
         query = sa.select(bench_answers).where(bench_answers.c.run_id == run_id)

@@ -4,12 +4,16 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
+import threading
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from sweepbench.bench.claims import ItemClaims
 from sweepbench.bench.plan import DEFAULT_CONCURRENCY
 from sweepbench.bench.request import BenchRequest, load, prepare, start_check
 from sweepbench.bench.results import format_money
@@ -53,7 +57,7 @@ from sweepbench.cli.bench_options import (
 )
 from sweepbench.cli.bench_show import show_run
 from sweepbench.engine.ratelimit import RateLimits
-from sweepbench.engine.signals import stop_on_signals
+from sweepbench.engine.signals import stop_on_signals, stop_on_signals_while_blocked
 from sweepbench.store import Store
 
 
@@ -221,23 +225,31 @@ def run_command(
             rate_limits=RateLimits(rpm=request.rpm, tpm=request.tpm), shared=shared,
             on_started=start_helpers if helpers.count else None,
         )  # fmt: skip
+        problems: list[str] = []
         try:
-            outcome = _run_with_progress(runner, quiet=as_json)
+            outcome = _run_with_progress(
+                runner, quiet=as_json, then=helpers.wait if helpers.count else None,
+                problems=problems,
+            )  # fmt: skip
         finally:
-            for problem in helpers.wait():  # the last worker to end ends the run
+            if helpers.count and not problems:  # not waited for yet (the run raised)
+                problems = helpers.wait()
+            for problem in problems:  # the last worker to end ends the run
                 err.print(problem, markup=False, highlight=False)
         if join and outcome.status == "running":  # a joined worker's share is done
             return
-        if outcome.status == "running":  # another worker was to end the run: did it?
+        status = outcome.status
+        if status == "running":  # another worker was to end the run: did it, and how?
             stored = BenchStore(store).run(outcome.run_id)
-            if stored is not None and stored.status == "running" and not run_is_live(stored):
+            status = stored.status if stored is not None else status
+            if stored is not None and status == "running" and not run_is_live(stored):
                 err.print(
                     "The run's other workers ended without finishing it (one was killed?): "
                     "run the same command again to answer what is left and end it."
                 )
                 raise typer.Exit(1)
         show_run(store, outcome.run_id, as_json=as_json)
-    if outcome.status not in ("completed", "running"):
+    if status not in ("completed", "running"):
         raise typer.Exit(1)
 
 
@@ -259,7 +271,16 @@ def _worker_pool(
     return pool
 
 
-def _run_with_progress(runner: BenchRunner, *, quiet: bool) -> Any:
+def _run_with_progress(
+    runner: BenchRunner,
+    *,
+    quiet: bool,
+    then: Callable[[], list[str]] | None = None,
+    problems: list[str] | None = None,
+) -> Any:
+    """Run, with a progress bar unless ``quiet``. ``then``: wait for the run's other workers
+    (their problems go to ``problems``); meanwhile, and for the whole of a shared run, the bar
+    counts every worker's answers as the store has them."""
     total = runner.progress.total
     limit = runner.progress.limit
 
@@ -273,8 +294,21 @@ def _run_with_progress(runner: BenchRunner, *, quiet: bool) -> Any:
         with stop_on_signals(runner.stop):  # Ctrl-C or SIGTERM: stop, keeping every answer
             return await runner.run()
 
+    def run_and_wait() -> Any:
+        outcome = asyncio.run(go())
+        if then is not None:
+
+            def stop_the_others() -> None:  # Ctrl-C now asks them through the store
+                runner.runs.request_stop(runner.run_id)
+
+            with stop_on_signals_while_blocked(stop_the_others):
+                found = then()
+            if problems is not None:
+                problems.extend(found)
+        return outcome
+
     if quiet:
-        return asyncio.run(go())
+        return run_and_wait()
     verb = "Continuing" if runner.progress.resumed else "Running"
     with Progress(
         TextColumn(f"{verb} {runner.run_id}"),
@@ -290,5 +324,56 @@ def _run_with_progress(runner: BenchRunner, *, quiet: bool) -> Any:
         def update(p: RunProgress) -> None:
             bar.update(task, completed=p.done, description=describe(p))
 
-        runner.on_progress = update
-        return asyncio.run(go())
+        if not runner.shared:
+            runner.on_progress = update
+            return run_and_wait()
+        with SharedProgress(runner, update):
+            return run_and_wait()
+
+
+class SharedProgress:
+    """The progress of a shared run as the store counts it (every worker's answers and the
+    run's spending), polled from a thread while this process answers and waits."""
+
+    POLL_S = 0.5
+
+    def __init__(self, runner: BenchRunner, update: Callable[[RunProgress], None]) -> None:
+        self._runner = runner
+        self._update = update
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._poll, name="sweepbench-progress", daemon=True)
+        self._scored_before = 0
+
+    def __enter__(self) -> SharedProgress:
+        previous = self._runner.prepared.previous  # answers of earlier sessions: not this one's
+        if previous is not None:
+            self._scored_before = self._runner.runs.counts(previous.id).get("scored", 0)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        self._thread.join(timeout=5)
+        self._show()
+
+    def _poll(self) -> None:
+        while not self._done.wait(self.POLL_S):
+            self._show()
+
+    def _show(self) -> None:
+        runner = self._runner
+        run_id = runner.progress.run_id
+        if not run_id:
+            return
+        try:
+            free, claimed = ItemClaims(runner.store, run_id).counts()
+            scored = runner.runs.counts(run_id).get("scored", 0) - self._scored_before
+            spent = runner.ledger.run_spent(run_id)
+        except Exception:  # a failed read never stops the run: the next poll tries again
+            return
+        own = runner.progress
+        done = max(own.done, own.total - free - claimed)  # the queue is this session's items
+        scored = min(max(scored, own.scored), done)
+        shown = dataclasses.replace(own, scored=scored, failed=done - scored,
+                                    spent=max(spent, own.spent))  # fmt: skip
+        self._update(shown)

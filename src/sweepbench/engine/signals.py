@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -29,3 +30,20 @@ def stop_on_signals(callback: Callable[[], None]) -> Iterator[None]:
     finally:
         for signum in installed:
             loop.remove_signal_handler(signum)
+
+
+@contextmanager
+def stop_on_signals_while_blocked(callback: Callable[[], None]) -> Iterator[None]:
+    """The same without an event loop (a process waiting on others): ``callback`` on SIGINT
+    or SIGTERM instead of KeyboardInterrupt; only in the main thread (elsewhere a no-op)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, lambda _signum, _frame: callback())
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
