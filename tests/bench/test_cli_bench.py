@@ -474,6 +474,18 @@ def test_a_declared_benchmark_runs_and_its_report_survives_the_file_going_away(
     declaration.unlink()
     code, out, _ = run_cli(monkeypatch, capsys, "bench", "show", report["run_id"], "--json")
     assert code == 0
+    again = json.loads(out)  # the report stored when the run ended: nothing to reload
+    assert again["scored"] == 6 and again["note"] is None
+    assert again["tasks"]["sums"]["pass_rate"] == pytest.approx(2 / 6)
+    assert again["tasks"]["sums"]["expected"] == 6
+
+    from sweepbench.store import Store
+    from sweepbench.store.schema import bench_reports
+
+    with Store.open() as store, store.engine.begin() as conn:
+        conn.execute(bench_reports.delete())  # no stored report: scored again from the answers
+    code, out, _ = run_cli(monkeypatch, capsys, "bench", "show", report["run_id"], "--json")
+    assert code == 0
     again = json.loads(out)
     assert again["scored"] == 6
     assert again["tasks"]["sums"]["pass_rate"] == pytest.approx(2 / 6)

@@ -237,7 +237,7 @@ async def _session(
 
         runner.on_progress = stop
     outcome = await runner.run()
-    return prepared, runner, load_report(store, outcome.run_id)
+    return prepared, runner, load_report(store, outcome.run_id, stored=False)
 
 
 async def test_a_record_of_a_real_run_has_the_reports_scores_and_spend(

@@ -1,17 +1,68 @@
 """Benchmarks: whole question sets, estimated low/high before running, resumable, scored with
-bootstrap intervals. The CLI (``sweepbench bench``) and the web app use these same parts."""
+bootstrap intervals. The CLI (``sweepbench bench``) and the web app use these same parts.
 
-from sweepbench.bench.catalog import PRESETS, load_benchmark
-from sweepbench.bench.items import Area, Benchmark, Item, JudgeSpec, Task
-from sweepbench.bench.plan import BenchPlan, Limits, Selection, build_plan
-from sweepbench.bench.report import RunReport, export_run, load_report
-from sweepbench.bench.results import Summary, summarise
-from sweepbench.bench.resume import PreparedRun, prepare
-from sweepbench.bench.run import BenchRunner, RunOutcome
-from sweepbench.engine.retry import RetryPolicy
+Importing a module of this package does not import all of them: each name below is imported
+from its module the first time it is used (PEP 562, as the root package does), so a command
+that only reads a stored run does not load the runner, the engine and every scorer."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sweepbench.bench.catalog import PRESETS, load_benchmark
+    from sweepbench.bench.items import Area, Benchmark, Item, JudgeSpec, Task
+    from sweepbench.bench.plan import BenchPlan, Limits, Selection, build_plan
+    from sweepbench.bench.report import RunReport, export_run, load_report
+    from sweepbench.bench.results import Summary, summarise
+    from sweepbench.bench.resume import PreparedRun, prepare
+    from sweepbench.bench.run import BenchRunner, RunOutcome
+    from sweepbench.engine.retry import RetryPolicy
+
+_EXPORTS: dict[str, str] = {
+    "PRESETS": "sweepbench.bench.catalog",
+    "load_benchmark": "sweepbench.bench.catalog",
+    "Area": "sweepbench.bench.items",
+    "Benchmark": "sweepbench.bench.items",
+    "Item": "sweepbench.bench.items",
+    "JudgeSpec": "sweepbench.bench.items",
+    "Task": "sweepbench.bench.items",
+    "BenchPlan": "sweepbench.bench.plan",
+    "Limits": "sweepbench.bench.plan",
+    "Selection": "sweepbench.bench.plan",
+    "build_plan": "sweepbench.bench.plan",
+    "RunReport": "sweepbench.bench.report",
+    "export_run": "sweepbench.bench.report",
+    "load_report": "sweepbench.bench.report",
+    "Summary": "sweepbench.bench.results",
+    "summarise": "sweepbench.bench.results",
+    "PreparedRun": "sweepbench.bench.resume",
+    "prepare": "sweepbench.bench.resume",
+    "BenchRunner": "sweepbench.bench.run",
+    "RunOutcome": "sweepbench.bench.run",
+    "RetryPolicy": "sweepbench.engine.retry",
+}
 
 __all__ = [
     "PRESETS", "Area", "BenchPlan", "BenchRunner", "Benchmark", "Item", "JudgeSpec", "Limits",
     "PreparedRun", "RetryPolicy", "RunOutcome", "RunReport", "Selection", "Summary", "Task",
     "build_plan", "export_run", "load_benchmark", "load_report", "prepare", "summarise",
 ]  # fmt: skip
+
+
+def _load(name: str) -> object:
+    """A public name, imported on first use and then kept in the package's namespace."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})
+
+
+if not TYPE_CHECKING:
+    __getattr__ = _load

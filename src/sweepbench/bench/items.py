@@ -38,7 +38,7 @@ class LoadProblem:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Item:
     """One question, normalised (spec §2.4)."""
 

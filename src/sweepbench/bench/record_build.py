@@ -156,12 +156,13 @@ def build_record(
 ) -> RunRecord:
     """The record of a run at the end of a session.
 
-    ``report``: ``load_report(store, run_id)`` read after the session's final
-    ``set_status`` (the run row, its scores with bootstrap ranges exactly as ``bench show``
-    prints them, every answer row, the spend by role from the store). ``plan``: the session's
-    plan (its benchmark, selection, limits and config; ``selected_keys`` gives the items
-    selected per task). ``prices``: the price used per model id (the runner's ``_prices``);
-    a role's model missing from it is looked up now (None when it has no price on file).
+    ``report``: computed after the session's final ``set_status`` (``session_report``, or
+    ``load_report(…, stored=False)``: the run row, its scores with bootstrap ranges exactly as
+    ``bench show`` prints them, every answer's outcome, the spend by role from the store).
+    ``plan``: the session's plan (its benchmark, selection, limits and config;
+    ``selected_keys`` gives the items selected per task). ``prices``: the price used per model
+    id (the runner's ``_prices``); a role's model missing from it is looked up now (None when
+    it has no price on file).
 
     ValueError when the report and the plan are of different runs."""
     run, config, summary = report.run, plan.config, report.summary
@@ -181,6 +182,8 @@ def build_record(
         for model in dict.fromkeys(models.values())
     }
     rows = report.rows
+    if rows is None:
+        raise ValueError(f"the report of run {run.id} was read as stored: compute it afresh")
     failed_rows = [r for r in rows if r["status"] != "scored"]
     selection = plan.selection
     return RunRecord(

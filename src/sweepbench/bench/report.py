@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -31,6 +32,8 @@ from sweepbench.bench.storage import BenchStore, RunRow, run_is_live
 from sweepbench.errors import SweepbenchError, UserError
 from sweepbench.settings import scrub, secret_values
 from sweepbench.store import Store
+
+log = logging.getLogger(__name__)
 
 OUTCOMES = ("completed", "completed_with_errors", "paused_budget", "interrupted")
 
@@ -100,8 +103,11 @@ class RunReport:
     spent: Decimal
     spent_by_role: dict[str, Decimal]
     error_types: dict[str, int]
-    rows: list[dict[str, Any]]
-    """Every answer row of the run (scored and failed)."""
+    rows: list[dict[str, Any]] | None
+    """Per answer (scored and failed) what scores and counts need (``key``, ``task``,
+    ``dimension``, ``status``, ``score``, ``passed``, ``error_type``); None when the report
+    was read back as stored (no answer was read). The answers themselves:
+    :meth:`BenchStore.answers`, streamed."""
     note: str | None = None
 
     @property
@@ -193,22 +199,93 @@ class RunReport:
         }  # fmt: skip
 
 
-def load_report(store: Store, run_id: str, *, resamples: int = 10_000) -> RunReport:
-    """Read a run back and score it; UserError for an unknown run id."""
+def load_report(
+    store: Store,
+    run_id: str,
+    *,
+    resamples: int = 10_000,
+    benchmark: Benchmark | None = None,
+    stored: bool = True,
+) -> RunReport:
+    """A run's report; UserError for an unknown run id. A run that is not running reads its
+    stored report (computed when its session ended) while its answers are the ones it was
+    computed from; otherwise every answer's outcome is read and scored, with ``benchmark``
+    (the run's, already loaded by the caller) or the benchmark reloaded from its source, and
+    the result stored for next time. ``stored=False``: always compute (with the answers'
+    outcome rows)."""
     runs = BenchStore(store)
     run = _run_row(runs, run_id)
-    benchmark, note = _benchmark_of(run)
-    return _scored_report(runs, run, benchmark, list(runs.answers(run.id)), note, resamples)
+    live = run_is_live(run)
+    if stored and not live:
+        saved = runs.saved_report(run.id, resamples)
+        if saved is not None:
+            return _from_document(runs, run, benchmark or _skeleton(run), saved)
+    note = None
+    if benchmark is None:
+        benchmark, note = _benchmark_of(run)
+    stamp = runs.answers_stamp(run.id)
+    report = _scored_report(runs, run, benchmark, runs.outcomes(run.id), note, resamples)
+    if not live and note is None:
+        save_report(runs, report, stamp, resamples)
+    return report
 
 
 def session_report(store: Store, run_id: str, benchmark: Benchmark) -> RunReport:
-    """The report a runner builds its run record from when a session ends: the benchmark it
-    already holds (not reloaded from its source) and, per answer, only what scores and counts
-    need (``key``, ``task``, ``dimension``, ``status``, ``score``, ``passed``,
-    ``error_type``): no answer texts or JSON are read back."""
+    """The report a runner builds its run record from when a session ends (and stores, so
+    that showing the run reads it back instead of every answer): the benchmark it already
+    holds (not reloaded from its source) and, per answer, only what scores and counts need."""
     runs = BenchStore(store)
     run = _run_row(runs, run_id)
-    return _scored_report(runs, run, benchmark, runs.outcomes(run.id), None, 10_000)
+    stamp = runs.answers_stamp(run.id)
+    report = _scored_report(runs, run, benchmark, runs.outcomes(run.id), None, 10_000)
+    save_report(runs, report, stamp, 10_000)
+    return report
+
+
+_SUMMARY: Any = None
+
+
+def _summary_adapter() -> Any:
+    """pydantic's reader and writer of :class:`Summary` (made once, on first use)."""
+    global _SUMMARY
+    if _SUMMARY is None:
+        from pydantic import TypeAdapter
+
+        _SUMMARY = TypeAdapter(Summary)
+    return _SUMMARY
+
+
+def save_report(
+    runs: BenchStore, report: RunReport, stamp: tuple[int, str | None], resamples: int
+) -> None:
+    """Store a computed report with the stamp of the answers it was computed from. A report
+    that cannot be stored is logged: it is computed again next time."""
+    document = {
+        "summary": _summary_adapter().dump_python(report.summary, mode="json"),
+        "scored": report.scored,
+        "errors": report.errors,
+        "error_types": report.error_types,
+    }
+    try:
+        runs.save_report(report.run.id, stamp, resamples, json.dumps(document))
+    except Exception:
+        log.warning("could not store the report of run %s", report.run.id, exc_info=True)
+
+
+def _from_document(runs: BenchStore, run: RunRow, benchmark: Benchmark, text: str) -> RunReport:
+    document = json.loads(text)
+    spent_by_role = runs.spent(run.id)
+    return RunReport(
+        run=run,
+        benchmark=benchmark,
+        summary=_summary_adapter().validate_python(document["summary"]),
+        scored=int(document["scored"]),
+        errors=int(document["errors"]),
+        spent=sum(spent_by_role.values(), Decimal(0)),
+        spent_by_role=spent_by_role,
+        error_types={str(k): int(v) for k, v in document["error_types"].items()},
+        rows=None,
+    )
 
 
 def _run_row(runs: BenchStore, run_id: str) -> RunRow:
@@ -281,9 +358,11 @@ def export_run(store: Store, run_id: str, directory: Path) -> list[Path]:
     """Write ``answers.jsonl`` (scored), ``failures.jsonl``, ``spend.jsonl``,
     ``summary.csv``, ``summary.json`` and, for teaching dialogues, ``dialogues.jsonl`` and an
     ``evaluation_<task>.csv`` per task into ``directory``; every file passes the key
-    scrubber. Returns the paths written."""
-    report = load_report(store, run_id)
+    scrubber. Returns the paths written. The answers are streamed from the store in bounded
+    batches, never held all at once."""
     runs = BenchStore(store)
+    benchmark, _note = _benchmark_of(_run_row(runs, run_id))  # loaded once: the questions
+    report = load_report(store, run_id, benchmark=benchmark)
     secrets = secret_values()
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -294,15 +373,11 @@ def export_run(store: Store, run_id: str, directory: Path) -> list[Path]:
         for name in ("answers.jsonl", "failures.jsonl", "spend.jsonl", "summary.csv",
                      "summary.json")
     }  # fmt: skip
-    items = {i.key: i for t in report.benchmark.tasks for i in t.items}
-    rows = [_with_question(row, items) for row in report.rows]
+    items = {i.key: i for t in benchmark.tasks for i in t.items}
     base = {"run_id": report.run.id, "model": report.run.model}
-    _jsonl(
-        paths["answers.jsonl"], ({**base, **r} for r in rows if r["status"] == "scored"), secrets
-    )
-    _jsonl(
-        paths["failures.jsonl"], ({**base, **r} for r in rows if r["status"] == "failed"), secrets
-    )
+    for name, status in (("answers.jsonl", "scored"), ("failures.jsonl", "failed")):
+        rows = runs.answers(report.run.id, status=status)
+        _jsonl(paths[name], ({**base, **_with_question(r, items)} for r in rows), secrets)
     _jsonl(paths["spend.jsonl"], runs.spend_lines(report.run.id), secrets)
     paths["summary.csv"].write_text(scrub(summary_csv(report.summary), secrets), "utf-8")
     summary = {**report.as_json(), "outcome": outcome_text(

@@ -30,7 +30,7 @@ from sweepbench.errors import UserError
 from sweepbench.money.ceilings import micro_to_usd, usd_to_micro
 from sweepbench.store import Store
 from sweepbench.store.engine import writer
-from sweepbench.store.schema import bench_answers, bench_runs, bench_spend
+from sweepbench.store.schema import bench_answers, bench_reports, bench_runs, bench_spend
 from sweepbench.store.workers import REUSED_PID_AFTER_S, pid_alive
 
 RUN_STATES = ("running", "completed", "completed_with_errors", "paused_budget", "interrupted")
@@ -48,8 +48,17 @@ def stop_reason(request: dict[str, Any]) -> str:
     return f"stopped by {via} from process {request.get('pid')} on {request.get('host')}"
 
 
+ANSWER_BATCH = 1_000
+"""Answers read at a time where a command touches them all (export, rescore)."""
+
+
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+def _stamp_text(moment: Any) -> str:
+    """A stored time as text, the same whatever the driver returns (datetime or string)."""
+    return moment.isoformat() if isinstance(moment, datetime) else str(moment)
 
 
 def _json(value: Any) -> str:
@@ -392,9 +401,46 @@ class BenchStore:
     def delete_run(self, run_id: str) -> None:
         """Delete a run with its answers and spend lines."""
         with self._writer.begin() as conn:
-            for table in (bench_answers, bench_spend):
+            for table in (bench_answers, bench_spend, bench_reports):
                 conn.execute(table.delete().where(table.c.run_id == run_id))
             conn.execute(bench_runs.delete().where(bench_runs.c.id == run_id))
+
+    # -- the stored report ---------------------------------------------------------------------
+
+    def answers_stamp(self, run_id: str) -> tuple[int, str | None]:
+        """How many answers a run has stored and when the newest was written: what a stored
+        report must match to still be the run's."""
+        t = bench_answers.c
+        query = sa.select(sa.func.count(), sa.func.max(t.updated_at)).where(t.run_id == run_id)
+        with self.store.engine.connect() as conn:
+            count, newest = conn.execute(query).one()
+        return int(count), None if newest is None else _stamp_text(newest)
+
+    def save_report(
+        self, run_id: str, stamp: tuple[int, str | None], resamples: int, document: str
+    ) -> None:
+        """Store a run's computed report with the stamp of the answers it was computed from."""
+        values = {"answers": stamp[0], "last_answer_at": stamp[1], "resamples": resamples,
+                  "document": document}  # fmt: skip
+        with self._writer.begin() as conn:
+            done = conn.execute(
+                bench_reports.update().where(bench_reports.c.run_id == run_id).values(**values)
+            )
+            if not done.rowcount:
+                conn.execute(bench_reports.insert().values(run_id=run_id, **values))
+
+    def saved_report(self, run_id: str, resamples: int) -> str | None:
+        """The stored report of a run, if it was computed with ``resamples`` from the answers
+        the run has now (None otherwise: compute it again)."""
+        t = bench_reports.c
+        query = sa.select(t.answers, t.last_answer_at, t.document).where(
+            t.run_id == run_id, t.resamples == resamples
+        )
+        with self.store.engine.connect() as conn:
+            found = conn.execute(query).one_or_none()
+        if found is None or (found.answers, found.last_answer_at) != self.answers_stamp(run_id):
+            return None
+        return str(found.document)
 
     # -- answers and spend -------------------------------------------------------------------
 
@@ -442,13 +488,21 @@ class BenchStore:
         with self.store.engine.connect() as conn:
             return {status: int(n) for status, n in conn.execute(query)}
 
+    def tasks_answered(self, run_id: str) -> set[str]:
+        """The tasks a run has stored answers for (scored or failed)."""
+        query = sa.select(bench_answers.c.task).where(bench_answers.c.run_id == run_id).distinct()
+        with self.store.engine.connect() as conn:
+            return set(conn.scalars(query))
+
     def answers(self, run_id: str, *, status: str | None = None) -> Iterator[dict[str, Any]]:
-        """A run's answer rows as dicts (``score_metadata`` parsed)."""
+        """A run's answer rows as dicts (``score_metadata`` parsed), streamed from the store in
+        batches of :data:`ANSWER_BATCH` (a server-side cursor on PostgreSQL)."""
         query = sa.select(bench_answers).where(bench_answers.c.run_id == run_id)
         if status is not None:
             query = query.where(bench_answers.c.status == status)
+        query = query.order_by(bench_answers.c.task, bench_answers.c.key)
         with self.store.engine.connect() as conn:
-            for row in conn.execute(query.order_by(bench_answers.c.task, bench_answers.c.key)):
+            for row in conn.execution_options(yield_per=ANSWER_BATCH).execute(query):
                 data = dict(row._mapping)
                 for column in ("score_metadata", "retries"):
                     text = data.get(column)

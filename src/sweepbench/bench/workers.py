@@ -26,6 +26,12 @@ from typing import IO, Protocol
 
 from sweepbench.errors import UserError
 
+LOCAL_EXECUTOR = "local"
+"""``--executor local``: worker processes on this machine (not the ``local/`` model provider)."""
+RAY_EXECUTOR = "ray"
+"""``--executor ray``: Ray actors on a local Ray cluster or the one at ``--ray-address``."""
+EXECUTORS = (LOCAL_EXECUTOR, RAY_EXECUTOR)
+
 
 class WorkerPool(Protocol):
     """Starts the other workers of a shared run and waits for them."""

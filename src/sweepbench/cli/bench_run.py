@@ -20,7 +20,13 @@ from sweepbench.bench.results import format_money
 from sweepbench.bench.run import BenchRunner
 from sweepbench.bench.run import Progress as RunProgress
 from sweepbench.bench.storage import BenchStore, run_is_live
-from sweepbench.bench.workers import ProcessWorkers, WorkerPool
+from sweepbench.bench.workers import (
+    EXECUTORS,
+    LOCAL_EXECUTOR,
+    RAY_EXECUTOR,
+    ProcessWorkers,
+    WorkerPool,
+)
 from sweepbench.cli.bench_options import (
     DEFAULT_MODEL,
     AllowDataOutsideOpt,
@@ -166,7 +172,7 @@ def run_command(
             help="Where the other workers run: local (processes of this machine) or ray "
             "(Ray actors; pip install 'sweepbench[ray]').",
         ),
-    ] = "local",
+    ] = LOCAL_EXECUTOR,
     ray_address: Annotated[
         str | None,
         typer.Option(
@@ -188,10 +194,10 @@ def run_command(
             f"[red]refused:[/red] --workers must be between 1 and {MAX_WORKERS}, not {workers}"
         )
         raise typer.Exit(2)
-    if executor not in ("local", "ray"):
+    if executor not in EXECUTORS:
         err.print(f"[red]refused:[/red] --executor is local or ray, not {executor!r}")
         raise typer.Exit(2)
-    if ray_address is not None and executor != "ray":
+    if ray_address is not None and executor != RAY_EXECUTOR:
         err.print("[red]refused:[/red] --ray-address needs --executor ray")
         raise typer.Exit(2)
     request = build_request(locals())
@@ -210,7 +216,7 @@ def run_command(
         if decision.nothing_left:
             err.print("Nothing left to run: every selected item is already scored.")
             if prepared.previous is not None:
-                show_run(store, prepared.previous.id, as_json=as_json)
+                show_run(store, prepared.previous.id, as_json=as_json, benchmark=benchmark)
             return
         confirm_spending(decision, noun="run", question="Spend up to {high}?")
         helpers = _worker_pool(executor, workers, request, ray_address, store)
@@ -248,7 +254,7 @@ def run_command(
                     "run the same command again to answer what is left and end it."
                 )
                 raise typer.Exit(1)
-        show_run(store, outcome.run_id, as_json=as_json)
+        show_run(store, outcome.run_id, as_json=as_json, benchmark=benchmark)
     if status not in ("completed", "running"):
         raise typer.Exit(1)
 
@@ -261,7 +267,7 @@ def _worker_pool(
 ) -> WorkerPool:
     """The other workers of a shared run, on the executor asked for (connected now: a setup
     that cannot work is refused before anything is spent)."""
-    if executor == "local":
+    if executor == LOCAL_EXECUTOR:
         return ProcessWorkers(workers - 1)
     from sweepbench.bench.ray_workers import RayWorkers
 

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from sweepbench.bench.dialogue.export import dialogue_document, find_key
+from sweepbench.bench.items import Benchmark
 from sweepbench.bench.report import export_run, load_report
 from sweepbench.bench.results import format_money, outcome_text
 from sweepbench.bench.storage import BenchStore, RunRow, run_is_live
@@ -30,9 +31,17 @@ STATUS_WORDS = {
 }
 
 
-def show_run(store: Store, run_id: str, *, as_json: bool, skills: bool = False) -> None:
-    """A run's outcome and scores table (or its report as JSON) on standard output."""
-    report = load_report(store, run_id)
+def show_run(
+    store: Store,
+    run_id: str,
+    *,
+    as_json: bool,
+    skills: bool = False,
+    benchmark: Benchmark | None = None,
+) -> None:
+    """A run's outcome and scores table (or its report as JSON) on standard output;
+    ``benchmark``: the run's, when the caller has it loaded already (never loaded twice)."""
+    report = load_report(store, run_id, benchmark=benchmark)
     if as_json:
         typer.echo(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
         return

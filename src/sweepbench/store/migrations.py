@@ -419,3 +419,20 @@ def m009_rate_events(conn: Connection) -> None:
         sa.Index("ix_rate_events_scope_at", "scope", "at"),
     )
     md.create_all(conn)
+
+
+@migration
+def m010_bench_reports(conn: Connection) -> None:
+    """A run's scores as computed when its session ended, with the stamp of the answers they
+    were computed from, so ``bench show`` of a finished run reads one row, not every answer."""
+    md = sa.MetaData()
+    sa.Table(
+        "bench_reports",
+        md,
+        sa.Column("run_id", sa.String(120), primary_key=True),
+        sa.Column("answers", sa.Integer, nullable=False),
+        sa.Column("last_answer_at", sa.String(40), nullable=True),
+        sa.Column("resamples", sa.Integer, nullable=False),
+        sa.Column("document", sa.Text, nullable=False),
+    )
+    md.create_all(conn)

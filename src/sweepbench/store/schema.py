@@ -343,3 +343,16 @@ rate_events = sa.Table(
 )
 """Requests sent in the last minute per model by workers sharing rate limits (one window for
 every process and machine of a shared run); rows older than a minute are deleted as they go."""
+
+bench_reports = sa.Table(
+    "bench_reports",
+    metadata,
+    sa.Column("run_id", sa.String(120), primary_key=True),
+    sa.Column("answers", sa.Integer, nullable=False),  # the stamp: how many answers were scored
+    sa.Column("last_answer_at", sa.String(40), nullable=True),  # and the newest one's time
+    sa.Column("resamples", sa.Integer, nullable=False),
+    sa.Column("document", sa.Text, nullable=False),  # JSON: the summary, counts, error types
+)
+"""A run's scores as computed when its session ended (the summary with its bootstrap ranges),
+so showing a finished run of 100,000 answers reads one row instead of every answer; valid while
+the run's answers are the ones it was computed from (same count, same newest answer)."""

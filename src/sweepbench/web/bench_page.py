@@ -263,7 +263,10 @@ def outcome_view(context: WebContext, host: BenchRunHost, run_id: str) -> Any:
         for r in detailed_rows(report.summary)
     ]  # fmt: skip
     head = ["Group", "Name", "Count", "Mean score", "Pass rate", "Score", "95% range"]
-    has_dialogues = any(r["task"] in _dialogue_tasks(report.benchmark) for r in report.rows)
+    from sweepbench.bench.storage import BenchStore
+
+    answered = BenchStore(context.store).tasks_answered(report.run.id)
+    has_dialogues = bool(answered & set(_dialogue_tasks(report.benchmark)))
     buttons = [  # every button, always (a callback waits for all its inputs to exist)
         dmc.Button(
             label, id=f"bp-dl-{suffix}", variant="light", size="xs",

@@ -176,7 +176,7 @@ def source_scoring(run: RunRow) -> str:
 def _source_report(store: Store, run_id: str, version: str) -> RunReport:
     """The run to rescore, refused (UserError) while it runs, when its data cannot be
     reloaded, or when it is already scored by ``version``."""
-    report = load_report(store, run_id, resamples=0)
+    report = load_report(store, run_id, resamples=0, stored=False)
     run = report.run
     if run_is_live(run):
         raise UserError(f"run {run.id} is still running; rescore it once it has stopped")
@@ -197,7 +197,7 @@ def rescore_run(store: Store, run_id: str, version: str) -> Rescored:
     tasks = _ruled_tasks(report.benchmark, config)
     items = {i.key: i for t in report.benchmark.tasks for i in t.items}
     rows, flips, rescored = [], [], 0
-    for stored in report.rows:
+    for stored in runs.answers(source.id):  # streamed in bounded batches
         row = _as_answer_row(stored)
         regraded = _regrade(row, tasks.get(row.task), items.get(row.key), version)
         if regraded is not None:
@@ -261,7 +261,7 @@ def _write_record(
         )  # fmt: skip
         if plan.errors or plan.config.hash != run.config_hash:
             return False
-        record = build_record(load_report(store, run_id), plan)
+        record = build_record(load_report(store, run_id, benchmark=benchmark, stored=False), plan)
     except (SweepbenchError, ValueError):
         return False
     runs.set_record(run_id, dump_record(record))

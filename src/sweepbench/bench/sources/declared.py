@@ -186,27 +186,26 @@ def _load_task(
     problems: list[LoadProblem] = []
     missing: str | None = None
     files: tuple[Path, ...] = ()
-    try:
-        data = _task_data(declaration, base, allow_outside)
-        records = list(_records(declaration, data))
-        files = data.files
-    except (DataError, UserError) as exc:
-        records, missing = [], str(exc)
-    except OSError as exc:  # a file or folder that cannot be listed or opened
-        records, missing = [], f"{shown}: cannot read it ({exc.strerror or exc})"
     builder = ItemBuilder(declaration, shown)
     ids: dict[str, int] = {}
-    for record in records:
-        built = builder.build(record)
-        if isinstance(built, LoadProblem):
-            problems.append(built)
-            continue
-        duplicate = _duplicate_problem(built, ids, declaration)
-        if duplicate is not None:
-            problems.append(duplicate)
-            continue
-        ids[built.sample_id] = built.row
-        items.append(built)
+    try:
+        data = _task_data(declaration, base, allow_outside)
+        for record in _records(declaration, data):  # one row at a time: rows are not kept
+            built = builder.build(record)
+            if isinstance(built, LoadProblem):
+                problems.append(built)
+                continue
+            duplicate = _duplicate_problem(built, ids, declaration)
+            if duplicate is not None:
+                problems.append(duplicate)
+                continue
+            ids[built.sample_id] = built.row
+            items.append(built)
+        files = data.files
+    except (DataError, UserError) as exc:
+        items, problems, missing = [], [], str(exc)
+    except OSError as exc:  # a file or folder that cannot be listed or opened
+        items, problems, missing = [], [], f"{shown}: cannot read it ({exc.strerror or exc})"
     return _task(declaration, tuple(items), tuple(problems), missing), files
 
 

@@ -183,6 +183,8 @@ def _required(row: Mapping[str, Any], name: str) -> Any:
 
 def _text(value: Any, name: str, what: str) -> str:
     """A field's value as non-empty text."""
+    if type(value) is str and value and not value[0].isspace() and not value[-1].isspace():
+        return value  # the common case, checked cheaply: text with nothing to strip
     if value is None or isinstance(value, dict | list | bool):
         raise _RowProblem(f"the {what} must be text, found {_kind(value)}", name)
     text = str(value).strip() if what == "id" else str(value)

@@ -39,7 +39,7 @@ from sweepbench.bench.sources.yaml_guard import (
     yaml_error_text,
 )
 from sweepbench.errors import DataError
-from sweepbench.nesting import TooDeep, bounded_json_loads
+from sweepbench.nesting import MAX_DEPTH, TooDeep, bounded_json_loads
 
 FORMATS = ("jsonl", "json", "csv", "yaml", "xlsx")
 _SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv",
@@ -169,11 +169,15 @@ def read_text(path: Path, shown: str) -> str:
 
 
 def _jsonl(text: str, shown: str) -> Iterator[Record]:
+    decode = json.JSONDecoder().decode
     for number, line in enumerate(io.StringIO(text, newline=None), start=1):
         if not line.strip():
             continue
         try:
-            value = bounded_json_loads(line)
+            if line.count("[") + line.count("{") <= MAX_DEPTH:  # cannot nest too deep
+                value = decode(line)
+            else:
+                value = bounded_json_loads(line)
         except json.JSONDecodeError as exc:
             yield _bad(shown, number, f"not valid JSON ({exc.msg} at column {exc.colno})")
             continue
