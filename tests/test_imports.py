@@ -369,3 +369,28 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--version"],
+        ["bench", "--help"],
+        ["bench", "run", "--help"],
+        ["bench", "run", "sample", "--no-such-option"],
+        ["bench", "sweep", "--help"],
+        ["bench", "show", "--help"],
+    ],
+    ids=" ".join,
+)
+def test_help_and_argument_errors_load_no_store_or_sdk(args: list[str]) -> None:
+    """A benchmark command's --help, --version and a mistyped option are answered without the
+    store, SQLAlchemy, numpy or an SDK (issue 19): only the command modules are imported."""
+    code = (
+        f"import sys\nsys.argv = ['sweepbench', *{args!r}]\nfrom sweepbench.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass"
+    )
+    heavy = ["sqlalchemy", "numpy", "dash", "anthropic", "openai", "llama_cpp", "ray"]
+    assert loaded_after(code, heavy) == []
+    layers = ["sweepbench.store", "sweepbench.engine.executor", "sweepbench.bench.run"]
+    assert loaded_after(code, layers) == []

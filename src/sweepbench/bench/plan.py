@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import TypeVar
 
 from sweepbench.bench.catalog import PRESET_ALIASES, PRESETS, Preset
+from sweepbench.bench.defaults import DEFAULT_ANSWER_TOKENS, MAX_REPEATS
 from sweepbench.bench.dialogue.estimate import plan_dialogues
 from sweepbench.bench.dialogue.prompts import DIALOGUE_PROMPT_VERSION
 from sweepbench.bench.items import Benchmark, Item, PromptVersion, Scope, Task
@@ -38,11 +39,6 @@ from sweepbench.money.ceilings import parse_usd_amount
 from sweepbench.money.prices import Price, price_for
 from sweepbench.roles import BENCH_ROLES, Role, label, parse_role
 
-DEFAULT_ANSWER_TOKENS = 8192
-"""The answer length limit (spec §6.1), capped at the model's listed maximum."""
-DEFAULT_CONCURRENCY = 8
-MAX_REPEATS = 20
-"""The most times ``--repeats`` asks each item."""
 MAX_TEMPERATURE = 2.0
 MILLION = Decimal(1_000_000)
 _V = TypeVar("_V")

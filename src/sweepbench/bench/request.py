@@ -15,9 +15,10 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, fi
 
 from sweepbench.bench import resume
 from sweepbench.bench.catalog import load_benchmark, preset, scope
+from sweepbench.bench.defaults import DEFAULT_CONCURRENCY
 from sweepbench.bench.dialogue.calibration import plan_calibration
 from sweepbench.bench.items import Benchmark, Scope
-from sweepbench.bench.plan import DEFAULT_CONCURRENCY, Limits, Selection
+from sweepbench.bench.plan import Limits, Selection
 from sweepbench.bench.results import format_money
 from sweepbench.bench.resume import PreparedRun
 from sweepbench.bench.scoring.versions import DEFAULT_SCORING_VERSION, ScoringVersion

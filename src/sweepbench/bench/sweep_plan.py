@@ -24,8 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from decimal import ROUND_DOWN, Decimal
 
+from sweepbench.bench.defaults import DEFAULT_ANSWER_TOKENS
 from sweepbench.bench.items import Benchmark
-from sweepbench.bench.plan import DEFAULT_ANSWER_TOKENS, Limits, RoleCost, sum_estimates
+from sweepbench.bench.plan import Limits, RoleCost, sum_estimates
 from sweepbench.bench.request import (
     UNPRICED_REFUSAL,
     BenchRequest,
@@ -41,7 +42,8 @@ from sweepbench.money.ceilings import DAILY_USD_ENV, TOTAL_USD_ENV
 from sweepbench.money.ledger import Ledger
 from sweepbench.roles import BENCH_ROLES, label
 from sweepbench.store import Store
-from sweepbench.sweeps.plan import AXES, Held, Refusal, axis_cells
+from sweepbench.sweeps.axes import AXES
+from sweepbench.sweeps.plan import Held, Refusal, axis_cells
 
 MAX_SETTINGS = 10
 """The most settings one benchmark sweep runs (the first ten values; a note says so)."""

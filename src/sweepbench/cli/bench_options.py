@@ -7,17 +7,15 @@ import sys
 from collections.abc import Collection, Mapping
 from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from sweepbench.bench.dialogue.calibration import CALIBRATE_AFTER
-from sweepbench.bench.request import BenchRequest, StartDecision, merge_limits, parse_limit
-from sweepbench.bench.results import format_money
-from sweepbench.bench.resume import PreparedRun
-from sweepbench.bench.wording import estimate_lines
+if TYPE_CHECKING:
+    from sweepbench.bench.request import BenchRequest, StartDecision
+    from sweepbench.bench.resume import PreparedRun
 from sweepbench.roles import BENCH_ROLES
 
 err = Console(stderr=True)
@@ -141,6 +139,8 @@ def build_request(options: Mapping[str, Any]) -> BenchRequest:
     """The request of ``bench estimate`` / ``bench run`` out of a command's arguments (its
     ``locals()``: Typer reads each command's own signature, so both declare the options and
     this is the one place that passes them on)."""
+    from sweepbench.bench.request import BenchRequest, merge_limits, parse_limit
+
     parsed = [parse_limit(text) for text in options["limit"] or ()]
     for role in ("target", "judge"):
         text = options[f"limit_{role}"]
@@ -180,6 +180,9 @@ def build_request(options: Mapping[str, Any]) -> BenchRequest:
 
 def plan_json(prepared: PreparedRun) -> dict[str, Any]:
     """The estimate as one JSON object (``--json``)."""
+    from sweepbench.bench.dialogue.calibration import CALIBRATE_AFTER
+    from sweepbench.bench.wording import estimate_lines
+
     plan = prepared.plan
 
     def usd(value: Decimal | None) -> str | None:
@@ -228,6 +231,8 @@ def plan_json(prepared: PreparedRun) -> dict[str, Any]:
 
 def print_estimate(prepared: PreparedRun) -> None:
     """The estimate's lines, on standard error."""
+    from sweepbench.bench.wording import estimate_lines
+
     for line in estimate_lines(prepared):
         err.print(line, highlight=False, markup=False)
 
@@ -244,6 +249,8 @@ def confirm_spending(decision: StartDecision, *, noun: str, question: str) -> No
     """When the start rule asks for it, ask before spending (on a terminal; exit 2 without
     one, or when the answer is no). ``question`` is the prompt with ``{high}`` for the most
     that may be spent; ``noun`` names what spends ("run", "sweep")."""
+    from sweepbench.bench.results import format_money
+
     if not decision.needs_confirmation:
         return
     if not sys.stdin.isatty():

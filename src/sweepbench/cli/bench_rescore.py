@@ -5,17 +5,18 @@ another scoring version into a new run, offline (the rules are in
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from sweepbench.bench.scoring.rescore import Flip, Rescored, rescore_run
 from sweepbench.bench.scoring.versions import SCORING_VERSIONS
 from sweepbench.cli.bench_options import JsonOpt, out
-from sweepbench.store import Store
+
+if TYPE_CHECKING:
+    from sweepbench.bench.scoring.rescore import Flip, Rescored
 
 ScoringOpt = Annotated[
     str,
@@ -61,6 +62,9 @@ def rescore_command(
 ) -> None:
     """Grade a stored run's answers again by another scoring version, into a new run (no model
     calls; judged answers keep their verdicts; the original run is left as it is)."""
+    from sweepbench.bench.scoring.rescore import rescore_run
+    from sweepbench.store import Store
+
     with Store.open() as store:
         result = rescore_run(store, run_id, scoring)
     if as_json:

@@ -8,18 +8,12 @@ import dataclasses
 import json
 import threading
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from sweepbench.bench.claims import ItemClaims
-from sweepbench.bench.plan import DEFAULT_CONCURRENCY
-from sweepbench.bench.request import BenchRequest, load, prepare, start_check
-from sweepbench.bench.results import format_money
-from sweepbench.bench.run import BenchRunner
-from sweepbench.bench.run import Progress as RunProgress
-from sweepbench.bench.storage import BenchStore, run_is_live
+from sweepbench.bench.defaults import DEFAULT_CONCURRENCY
 from sweepbench.bench.workers import (
     EXECUTORS,
     LOCAL_EXECUTOR,
@@ -62,9 +56,12 @@ from sweepbench.cli.bench_options import (
     refuse,
 )
 from sweepbench.cli.bench_show import show_run
-from sweepbench.engine.ratelimit import RateLimits
-from sweepbench.engine.signals import stop_on_signals, stop_on_signals_while_blocked
-from sweepbench.store import Store
+
+if TYPE_CHECKING:
+    from sweepbench.bench.request import BenchRequest
+    from sweepbench.bench.run import BenchRunner
+    from sweepbench.bench.run import Progress as RunProgress
+    from sweepbench.store import Store
 
 
 def estimate_command(
@@ -97,6 +94,9 @@ def estimate_command(
     """Price a run without calling any model: every problem at once, low and high per role.
 
     Exit codes: 0 the run could start; 2 it could not (the reasons are printed)."""
+    from sweepbench.bench.request import load, prepare
+    from sweepbench.store import Store
+
     request = build_request(locals())
     benchmark = load(request)
     with Store.open() as store:
@@ -189,6 +189,12 @@ def run_command(
     Running the same settings again continues an unfinished run. Ctrl-C stops it, keeping
     every finished answer. Exit codes: 0 finished; 1 paused, stopped or finished with errors;
     2 refused."""
+    from sweepbench.bench.request import load, prepare, start_check
+    from sweepbench.bench.run import BenchRunner
+    from sweepbench.bench.storage import BenchStore, run_is_live
+    from sweepbench.engine.ratelimit import RateLimits
+    from sweepbench.store import Store
+
     if not 1 <= workers <= MAX_WORKERS:
         err.print(
             f"[red]refused:[/red] --workers must be between 1 and {MAX_WORKERS}, not {workers}"
@@ -287,6 +293,9 @@ def _run_with_progress(
     """Run, with a progress bar unless ``quiet``. ``then``: wait for the run's other workers
     (their problems go to ``problems``); meanwhile, and for the whole of a shared run, the bar
     counts every worker's answers as the store has them."""
+    from sweepbench.bench.results import format_money
+    from sweepbench.engine.signals import stop_on_signals, stop_on_signals_while_blocked
+
     total = runner.progress.total
     limit = runner.progress.limit
 
@@ -367,6 +376,8 @@ class SharedProgress:
             self._show()
 
     def _show(self) -> None:
+        from sweepbench.bench.claims import ItemClaims
+
         runner = self._runner
         run_id = runner.progress.run_id
         if not run_id:

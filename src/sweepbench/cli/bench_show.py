@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from sweepbench.bench.dialogue.export import dialogue_document, find_key
 from sweepbench.bench.items import Benchmark
-from sweepbench.bench.report import export_run, load_report
-from sweepbench.bench.results import format_money, outcome_text
-from sweepbench.bench.storage import BenchStore, RunRow, run_is_live
 from sweepbench.cli.bench_options import JsonOpt, out
 from sweepbench.errors import UserError
-from sweepbench.store import Store
+
+if TYPE_CHECKING:
+    from sweepbench.bench.storage import RunRow
+    from sweepbench.store import Store
 
 text_only = Console(markup=False)
 """Standard output for the scores table: its titles and names come from declarations, so they
@@ -41,6 +40,9 @@ def show_run(
 ) -> None:
     """A run's outcome and scores table (or its report as JSON) on standard output;
     ``benchmark``: the run's, when the caller has it loaded already (never loaded twice)."""
+    from sweepbench.bench.report import load_report
+    from sweepbench.bench.results import format_money, outcome_text
+
     report = load_report(store, run_id, benchmark=benchmark)
     if as_json:
         typer.echo(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
@@ -70,6 +72,9 @@ def runs_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Stored benchmark runs, newest first."""
+    from sweepbench.bench.storage import BenchStore
+    from sweepbench.store import Store
+
     with Store.open() as store:
         runs = BenchStore(store)
         summaries = [(row, runs.statuses(row.id)) for row in runs.runs(limit)]
@@ -102,6 +107,8 @@ def runs_command(
 
 
 def _status_words(row: RunRow) -> str:
+    from sweepbench.bench.storage import run_is_live
+
     if row.status == "running" and not run_is_live(row):
         return "stopped unexpectedly"
     return STATUS_WORDS.get(row.status, row.status)
@@ -117,6 +124,8 @@ def show_command(
     as_json: JsonOpt = False,
 ) -> None:
     """A run's outcome and scores: per area and task, with 95% intervals."""
+    from sweepbench.store import Store
+
     with Store.open() as store:
         if item is not None:
             show_dialogue(store, run_id, item, as_json=as_json)
@@ -126,6 +135,9 @@ def show_command(
 
 def show_dialogue(store: Store, run_id: str, wanted: str, *, as_json: bool) -> None:
     """One stored teaching dialogue, turn by turn, and its evaluation."""
+    from sweepbench.bench.dialogue.export import dialogue_document, find_key
+    from sweepbench.bench.storage import BenchStore
+
     row = BenchStore(store).run(run_id)
     if row is None:
         raise UserError(f"no benchmark run {run_id!r} (sweepbench bench runs lists them)")
@@ -160,6 +172,9 @@ def export_command(
     directory: Annotated[Path, typer.Argument(help="Folder to write into (created).")],
 ) -> None:
     """Write a run's answers, failures and spend as JSONL and its summary as CSV and JSON."""
+    from sweepbench.bench.report import export_run
+    from sweepbench.store import Store
+
     with Store.open() as store:
         written = export_run(store, run_id, directory)
     for path in written:

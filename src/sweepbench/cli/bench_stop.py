@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
-from sweepbench.bench.storage import BenchStore, RunRow, run_is_live
-from sweepbench.bench.sweep_run import request_sweep_stop
 from sweepbench.cli.bench_options import err, out
 from sweepbench.cli.bench_show import STATUS_WORDS
-from sweepbench.store import Store
+
+if TYPE_CHECKING:
+    from sweepbench.bench.storage import BenchStore, RunRow
 
 POLL_S = 0.2
 
@@ -34,6 +34,8 @@ TimeoutOpt = Annotated[
 
 
 def _words(run: RunRow) -> str:
+    from sweepbench.bench.storage import run_is_live
+
     if run.status == "running" and not run_is_live(run):
         return "stopped unexpectedly"
     return STATUS_WORDS.get(run.status, run.status)
@@ -46,6 +48,8 @@ def _asked(run: RunRow) -> str:
 
 def _wait(runs: BenchStore, run_ids: Sequence[str], timeout: float) -> list[RunRow] | None:
     """The runs once none of them is live any more (None: still live after ``timeout``)."""
+    from sweepbench.bench.storage import run_is_live
+
     deadline = time.monotonic() + timeout
     while True:
         found = [runs.run(run_id) for run_id in run_ids]
@@ -87,6 +91,9 @@ def stop_command(
     timeout: TimeoutOpt = 60.0,
 ) -> None:
     """Stop a running benchmark run, wherever it runs; its answers are kept."""
+    from sweepbench.bench.storage import BenchStore
+    from sweepbench.store import Store
+
     with Store.open() as store:
         runs = BenchStore(store)
         asked = runs.request_stop(run_id)
@@ -115,6 +122,10 @@ def sweep_stop_command(
     timeout: TimeoutOpt = 60.0,
 ) -> None:
     """Stop every setting's run of a running benchmark sweep, wherever it runs."""
+    from sweepbench.bench.storage import BenchStore
+    from sweepbench.bench.sweep_run import request_sweep_stop
+    from sweepbench.store import Store
+
     with Store.open() as store:
         asked = request_sweep_stop(store, sweep_id)
         if asked is None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -22,20 +22,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from sweepbench.bench.plan import DEFAULT_CONCURRENCY
-from sweepbench.bench.request import load
-from sweepbench.bench.results import format_money
-from sweepbench.bench.run import Progress as RunProgress
-from sweepbench.bench.sweep_plan import BenchSweepPlan, plan_bench_sweep, sweep_start_check
-from sweepbench.bench.sweep_result import (
-    SETTINGS_COLUMNS,
-    breakdown_rows,
-    load_sweep,
-    settings_table_rows,
-)
-from sweepbench.bench.sweep_run import BenchSweepRunner, SweepOutcome
-from sweepbench.bench.sweep_store import SweepStore
-from sweepbench.bench.sweep_wording import sweep_estimate_lines
+from sweepbench.bench.defaults import DEFAULT_CONCURRENCY
 from sweepbench.cli.bench_options import (
     DEFAULT_MODEL,
     AllowDataOutsideOpt,
@@ -68,10 +55,13 @@ from sweepbench.cli.bench_options import (
     err,
     refuse,
 )
-from sweepbench.engine.ratelimit import RateLimits
-from sweepbench.engine.signals import stop_on_signals
-from sweepbench.store import Store
-from sweepbench.sweeps.plan import AXES
+
+if TYPE_CHECKING:
+    from sweepbench.bench.run import Progress as RunProgress
+    from sweepbench.bench.sweep_plan import BenchSweepPlan
+    from sweepbench.bench.sweep_run import BenchSweepRunner, SweepOutcome
+    from sweepbench.store import Store
+from sweepbench.sweeps.axes import AXES
 
 text_out = Console(markup=False, highlight=False)
 """Standard output: labels and verdicts name models and values the user typed (text only)."""
@@ -136,6 +126,13 @@ def sweep_command(
     Limits are the whole sweep's. Ctrl-C stops every setting, keeping every answer; the same
     command again continues them. Exit codes: 0 finished; 1 paused, stopped or finished with
     errors; 2 refused."""
+    from sweepbench.bench.request import load
+    from sweepbench.bench.sweep_plan import plan_bench_sweep, sweep_start_check
+    from sweepbench.bench.sweep_run import BenchSweepRunner
+    from sweepbench.bench.sweep_wording import sweep_estimate_lines
+    from sweepbench.engine.ratelimit import RateLimits
+    from sweepbench.store import Store
+
     options = dict(locals())
     request = build_request(options)
     benchmark = load(request)
@@ -172,6 +169,8 @@ def sweep_command(
 def plan_json(plan: BenchSweepPlan) -> dict[str, object]:
     """The sweep's estimate as one JSON object (``--estimate-only --json``)."""
 
+    from sweepbench.bench.sweep_wording import sweep_estimate_lines
+
     def usd(value: object) -> str | None:
         return None if value is None else str(value)
 
@@ -203,6 +202,8 @@ def plan_json(plan: BenchSweepPlan) -> dict[str, object]:
 
 
 def _run_with_progress(runner: BenchSweepRunner, *, quiet: bool) -> SweepOutcome:
+    from sweepbench.engine.signals import stop_on_signals
+
     async def go() -> SweepOutcome:
         with stop_on_signals(runner.stop):  # Ctrl-C or SIGTERM: stop all, keeping answers
             return await runner.run()
@@ -236,6 +237,8 @@ def _run_with_progress(runner: BenchSweepRunner, *, quiet: bool) -> SweepOutcome
 
 
 def _describe(p: RunProgress) -> str:
+    from sweepbench.bench.results import format_money
+
     errors = f" · [red]{p.failed} errors[/red]" if p.failed else ""
     return f"{p.scored:,} scored{errors} · {format_money(p.spent)}"
 
@@ -243,6 +246,13 @@ def _describe(p: RunProgress) -> str:
 def show_sweep(store: Store, sweep_id: str, *, as_json: bool, detail: bool = False) -> None:
     """A sweep's settings table and verdicts (or everything as JSON) on standard output;
     ``detail``: every area's and task's score under each setting too."""
+    from sweepbench.bench.sweep_result import (
+        SETTINGS_COLUMNS,
+        breakdown_rows,
+        load_sweep,
+        settings_table_rows,
+    )
+
     result = load_sweep(store, sweep_id)
     if as_json:
         typer.echo(json.dumps(result.as_json(), indent=2, ensure_ascii=False, default=str))
@@ -281,6 +291,9 @@ def list_sweeps(
     limit: Annotated[int, typer.Option("--limit")] = 20, as_json: JsonOpt = False
 ) -> None:
     """Stored benchmark sweeps, newest first."""
+    from sweepbench.bench.sweep_store import SweepStore
+    from sweepbench.store import Store
+
     with Store.open() as store:
         rows = SweepStore(store).sweeps(limit)
     if as_json:
@@ -309,6 +322,8 @@ def show_command(
     as_json: JsonOpt = False,
 ) -> None:
     """A sweep's settings, their scores and costs, and every verdict against the best."""
+    from sweepbench.store import Store
+
     with Store.open() as store:
         show_sweep(store, sweep_id, as_json=as_json, detail=detail)
 
@@ -319,6 +334,9 @@ def export_command(
     out_dir: Annotated[Path, typer.Option("--out", help="The folder to write into.")] = Path("."),
 ) -> None:
     """Write the sweep as sweep.json, settings.csv and comparisons.csv (no keys in them)."""
+    from sweepbench.bench.sweep_result import load_sweep
+    from sweepbench.store import Store
+
     with Store.open() as store:
         result = load_sweep(store, sweep_id)
     target = out_dir / sweep_id

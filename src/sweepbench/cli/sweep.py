@@ -25,6 +25,7 @@ from sweepbench.money.ceilings import parse_usd_amount
 from sweepbench.money.ledger import Ledger
 from sweepbench.money.prices import format_usd
 from sweepbench.store import Store
+from sweepbench.sweeps.axes import AXES, AXIS_WORDS
 from sweepbench.sweeps.estimate import SweepEstimate, estimate_plan
 from sweepbench.sweeps.history import (
     SweepSummary,
@@ -34,7 +35,7 @@ from sweepbench.sweeps.history import (
     write_artifacts,
 )
 from sweepbench.sweeps.outline import outline
-from sweepbench.sweeps.plan import AXES, AXIS_WORDS, Plan, build_plan
+from sweepbench.sweeps.plan import Plan, build_plan
 from sweepbench.sweeps.results import Sample
 from sweepbench.sweeps.run import Sweep, SweepResult
 

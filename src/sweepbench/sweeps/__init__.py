@@ -21,16 +21,33 @@ answer (the text, or a file it names)::
 from __future__ import annotations
 
 import asyncio
+import importlib
 from collections.abc import Callable, Sequence
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from sweepbench.errors import UserError
-from sweepbench.money.ledger import Ledger
-from sweepbench.store import Store
-from sweepbench.sweeps.estimate import SweepEstimate, estimate_plan
-from sweepbench.sweeps.plan import Cell, Plan, build_plan, coerce_budget
-from sweepbench.sweeps.results import Sample, SweepEvent, SweepResult
-from sweepbench.sweeps.run import Sweep
+
+if TYPE_CHECKING:
+    from sweepbench.sweeps.estimate import SweepEstimate, estimate_plan
+    from sweepbench.sweeps.plan import Cell, Plan, build_plan, coerce_budget
+    from sweepbench.sweeps.results import Sample, SweepEvent, SweepResult
+    from sweepbench.sweeps.run import Sweep
+
+_EXPORTS: dict[str, str] = {
+    "SweepEstimate": "sweepbench.sweeps.estimate",
+    "estimate_plan": "sweepbench.sweeps.estimate",
+    "Cell": "sweepbench.sweeps.plan",
+    "Plan": "sweepbench.sweeps.plan",
+    "build_plan": "sweepbench.sweeps.plan",
+    "coerce_budget": "sweepbench.sweeps.plan",
+    "Sample": "sweepbench.sweeps.results",
+    "SweepEvent": "sweepbench.sweeps.results",
+    "SweepResult": "sweepbench.sweeps.results",
+    "Sweep": "sweepbench.sweeps.run",
+}
+"""Imported on first use (PEP 562): importing a small module of this package (``axes``) does
+not load the planner, the store and the engine."""
 
 __all__ = [
     "Cell",
@@ -54,6 +71,10 @@ def estimate(
 ) -> SweepEstimate:
     """Price a sweep without running it (needs no key). ``settings`` as :func:`build_plan`
     (``judge=`` with ``rubric=`` or ``reference=`` prices the grading too)."""
+    from sweepbench.store import Store
+    from sweepbench.sweeps.estimate import estimate_plan
+    from sweepbench.sweeps.plan import build_plan
+
     plan = build_plan(prompt, axis, values, **settings)  # type: ignore[arg-type]
     plan.ensure_runnable(spending=False)
     with Store.open() as store:
@@ -80,6 +101,11 @@ async def asweep(
     admitted with the sweep, and held to ``judge_limit_usd`` when given.
 
     Raises UserError for a refused plan and BudgetExceeded when it does not fit the ceilings."""
+    from sweepbench.money.ledger import Ledger
+    from sweepbench.store import Store
+    from sweepbench.sweeps.plan import build_plan
+    from sweepbench.sweeps.run import Sweep
+
     plan = build_plan(
         prompt, axis, values, judge=judge, rubric=rubric, reference=reference,
         **settings,  # type: ignore[arg-type]
@@ -125,3 +151,16 @@ def sweep(
             )
         )
     raise UserError("an event loop is running here (Jupyter?): use `await sweepbench.asweep(...)`")
+
+
+def _load(name: str) -> object:
+    """A public name, imported on first use and then kept in the package's namespace."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value
+
+
+if not TYPE_CHECKING:
+    __getattr__ = _load

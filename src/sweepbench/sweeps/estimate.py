@@ -15,7 +15,8 @@ from sweepbench.money.estimate import UTILISATION, CallEstimate, estimate_call
 from sweepbench.money.prices import format_usd
 from sweepbench.settings import KEY_VARIABLES, provider_key
 from sweepbench.store import Store
-from sweepbench.sweeps.plan import AXIS_WORDS, Cell, Plan
+from sweepbench.sweeps.axes import AXIS_WORDS
+from sweepbench.sweeps.plan import Cell, Plan
 from sweepbench.sweeps.timing import (
     Pace,
     approximately,

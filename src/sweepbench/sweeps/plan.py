@@ -25,14 +25,8 @@ from sweepbench.settings import key_hint, provider_key, utf8_problem
 if TYPE_CHECKING:
     from sweepbench.sweeps.judge import SweepJudge
 
-Axis = Literal["model", "effort", "max_tokens", "prompt_version"]
-AXES: tuple[Axis, ...] = ("model", "effort", "max_tokens", "prompt_version")
-AXIS_WORDS: dict[str, str] = {
-    "model": "models",
-    "effort": "effort",
-    "max_tokens": "max tokens",
-    "prompt_version": "prompt version",
-}
+from sweepbench.sweeps.axes import AXES, AXIS_WORDS, Axis
+
 MAX_REPEATS = 5
 MAX_BUDGET = 10_000_000
 """The largest output budget a sweep takes, in tokens: far above every model's output limit

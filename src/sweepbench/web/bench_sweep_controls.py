@@ -12,14 +12,15 @@ import dash_mantine_components as dmc
 from dash import Input, State, html
 
 from sweepbench.bench.catalog import PRESETS
-from sweepbench.bench.plan import DEFAULT_ANSWER_TOKENS, DEFAULT_CONCURRENCY, MAX_REPEATS
+from sweepbench.bench.defaults import DEFAULT_ANSWER_TOKENS, DEFAULT_CONCURRENCY, MAX_REPEATS
 from sweepbench.bench.request import MAX_CONCURRENCY, BenchRequest, load
 from sweepbench.bench.scoring.versions import DEFAULT_SCORING_VERSION, SCORING_VERSIONS
 from sweepbench.bench.sweep_plan import BenchSweepPlan, plan_bench_sweep
 from sweepbench.errors import UserError
 from sweepbench.models.catalog import EFFORT_LEVELS
 from sweepbench.store import Store
-from sweepbench.sweeps.plan import AXES, AXIS_WORDS, default_model
+from sweepbench.sweeps.axes import AXES, AXIS_WORDS
+from sweepbench.sweeps.plan import default_model
 from sweepbench.web.defaults import AXIS_LABELS
 from sweepbench.web.offer import offered_models
 
