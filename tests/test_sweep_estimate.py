@@ -10,8 +10,8 @@ from sweepbench.models import model_info
 from sweepbench.models.base import GenerateSettings, Message, Request
 from sweepbench.money.estimate import estimate_call
 from sweepbench.store import CallEnd, CallStart, Store
-from sweepbench.sweeps.estimate import estimate_plan
 from sweepbench.sweeps.plan import build_plan
+from sweepbench.sweeps.pricing import estimate_plan
 
 
 def test_spec_test_vector() -> None:

@@ -16,9 +16,9 @@ from sweepbench.models.base import ReasoningDelta, Request, Result, TextDelta
 from sweepbench.models.providers import PROVIDERS
 from sweepbench.models.scripted import ScriptedModel
 from sweepbench.store import CallEnd, CallStart, CallTiming, Store
-from sweepbench.sweeps.estimate import estimate_plan
 from sweepbench.sweeps.live import SweepRunner
 from sweepbench.sweeps.plan import build_plan
+from sweepbench.sweeps.pricing import estimate_plan
 from sweepbench.sweeps.run import Sweep, SweepEvent
 from sweepbench.sweeps.timing import duration_words, pace_of, schedule
 from sweepbench.web import cells

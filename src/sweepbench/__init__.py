@@ -43,13 +43,14 @@ if TYPE_CHECKING:
         resolve,
     )
     from sweepbench.sweeps import asweep, sweep
-    from sweepbench.sweeps.estimate import SweepEstimate
+    from sweepbench.sweeps.pricing import SweepEstimate
 
     __version__: str
 
     # Spelled out rather than imported: mypy analyses this package before sweepbench.sweeps
-    # (each imports the other) and would take ``sweepbench.sweeps.estimate`` for the submodule
-    # of that name, not the function. tests/test_imports.py checks this against the function.
+    # (each imports the other). tests/test_imports.py checks this against the function. (The
+    # sweep pricing module is ``sweeps.pricing``, not ``sweeps.estimate``: imported lazily, a
+    # submodule of that name would replace the package's ``estimate`` function.)
     def estimate(
         prompt: str, axis: str, values: Sequence[str | int], **settings: object
     ) -> SweepEstimate: ...

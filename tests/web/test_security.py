@@ -25,8 +25,8 @@ from sweepbench.models import model_info
 from sweepbench.money.ledger import Ledger
 from sweepbench.money.prices import price_for
 from sweepbench.store import Store
-from sweepbench.sweeps.estimate import estimate_plan
 from sweepbench.sweeps.plan import build_plan
+from sweepbench.sweeps.pricing import estimate_plan
 from sweepbench.web.app import create_app
 from sweepbench.web.gate import SIGNED_IN, Gate
 from sweepbench.web.security import (

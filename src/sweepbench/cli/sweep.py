@@ -26,7 +26,6 @@ from sweepbench.money.ledger import Ledger
 from sweepbench.money.prices import format_usd
 from sweepbench.store import Store
 from sweepbench.sweeps.axes import AXES, AXIS_WORDS
-from sweepbench.sweeps.estimate import SweepEstimate, estimate_plan
 from sweepbench.sweeps.history import (
     SweepSummary,
     list_sweeps,
@@ -36,6 +35,7 @@ from sweepbench.sweeps.history import (
 )
 from sweepbench.sweeps.outline import outline
 from sweepbench.sweeps.plan import Plan, build_plan
+from sweepbench.sweeps.pricing import SweepEstimate, estimate_plan
 from sweepbench.sweeps.results import Sample
 from sweepbench.sweeps.run import Sweep, SweepResult
 

@@ -29,14 +29,14 @@ from typing import TYPE_CHECKING
 from sweepbench.errors import UserError
 
 if TYPE_CHECKING:
-    from sweepbench.sweeps.estimate import SweepEstimate, estimate_plan
     from sweepbench.sweeps.plan import Cell, Plan, build_plan, coerce_budget
+    from sweepbench.sweeps.pricing import SweepEstimate, estimate_plan
     from sweepbench.sweeps.results import Sample, SweepEvent, SweepResult
     from sweepbench.sweeps.run import Sweep
 
 _EXPORTS: dict[str, str] = {
-    "SweepEstimate": "sweepbench.sweeps.estimate",
-    "estimate_plan": "sweepbench.sweeps.estimate",
+    "SweepEstimate": "sweepbench.sweeps.pricing",
+    "estimate_plan": "sweepbench.sweeps.pricing",
     "Cell": "sweepbench.sweeps.plan",
     "Plan": "sweepbench.sweeps.plan",
     "build_plan": "sweepbench.sweeps.plan",
@@ -72,8 +72,8 @@ def estimate(
     """Price a sweep without running it (needs no key). ``settings`` as :func:`build_plan`
     (``judge=`` with ``rubric=`` or ``reference=`` prices the grading too)."""
     from sweepbench.store import Store
-    from sweepbench.sweeps.estimate import estimate_plan
     from sweepbench.sweeps.plan import build_plan
+    from sweepbench.sweeps.pricing import estimate_plan
 
     plan = build_plan(prompt, axis, values, **settings)  # type: ignore[arg-type]
     plan.ensure_runnable(spending=False)

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from sweepbench.artifacts import ArtifactOutcome
 from sweepbench.models.base import Event, Result
-from sweepbench.sweeps.estimate import SweepEstimate
 from sweepbench.sweeps.plan import Cell, Plan
+from sweepbench.sweeps.pricing import SweepEstimate
 
 if TYPE_CHECKING:
     from sweepbench.sweeps.judge import Grade

@@ -33,9 +33,9 @@ from sweepbench.models.base import Event, Finish, TextDelta
 from sweepbench.money.ledger import Charge, Ledger
 from sweepbench.store import Store
 from sweepbench.store.workers import this_worker
-from sweepbench.sweeps.estimate import estimate_plan
 from sweepbench.sweeps.history import save_sweep
 from sweepbench.sweeps.plan import Plan, PlannedCall
+from sweepbench.sweeps.pricing import estimate_plan
 from sweepbench.sweeps.results import Sample, Spread, Status, SweepEvent, SweepResult
 from sweepbench.sweeps.timing import calls_at_once, queue_of, slots
 

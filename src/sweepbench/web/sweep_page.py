@@ -18,10 +18,10 @@ from sweepbench.artifacts import artifact_kind
 from sweepbench.errors import SweepbenchError
 from sweepbench.models.catalog import EFFORT_LEVELS, ModelInfo
 from sweepbench.models.registry import model_info
-from sweepbench.sweeps.estimate import estimate_plan
 from sweepbench.sweeps.history import SweepSettings, sweep_settings
 from sweepbench.sweeps.live import SweepRunner
 from sweepbench.sweeps.plan import Plan, Refusal, build_plan, coerce_budget
+from sweepbench.sweeps.pricing import estimate_plan
 from sweepbench.web.cell_cards import cell_grid, tick_outputs
 from sweepbench.web.defaults import (
     AXIS_LABELS,
