@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -25,7 +25,7 @@ from sweepbench.bench.report import RunReport, load_report
 from sweepbench.bench.scoring import score_answer
 from sweepbench.bench.scoring.base import Score
 from sweepbench.bench.scoring.versions import DEFAULT_SCORING_VERSION, rules_for
-from sweepbench.bench.storage import AnswerRow, BenchStore, RunRow, run_is_live
+from sweepbench.bench.storage import ANSWER_BATCH, AnswerRow, BenchStore, RunRow, run_is_live
 from sweepbench.errors import SweepbenchError, UserError
 from sweepbench.store import Store
 
@@ -196,8 +196,12 @@ def rescore_run(store: Store, run_id: str, version: str) -> Rescored:
     new_config = config_with_scoring(config, version)
     tasks = _ruled_tasks(report.benchmark, config)
     items = {i.key: i for t in report.benchmark.tasks for i in t.items}
-    rows, flips, rescored = [], [], 0
-    for stored in runs.answers(source.id):  # streamed in bounded batches
+    new_id = _new_run_id(runs, source, version)
+    final = _store_copy(runs, source, new_id, new_config)
+    batch: list[AnswerRow] = []
+    flips: list[Flip] = []
+    rescored = total = 0
+    for stored in runs.answers(source.id):  # streamed, and written, in bounded batches
         row = _as_answer_row(stored)
         regraded = _regrade(row, tasks.get(row.task), items.get(row.key), version)
         if regraded is not None:
@@ -205,24 +209,26 @@ def rescore_run(store: Store, run_id: str, version: str) -> Rescored:
             row = regraded[0]
             if regraded[1] is not None:
                 flips.append(regraded[1])
-        rows.append(row)
-    new_id = _new_run_id(runs, source, version)
-    _store_copy(runs, source, new_id, new_config, rows)
+        batch.append(row)
+        total += 1
+        if len(batch) >= ANSWER_BATCH:
+            runs.write(new_id, batch, [])
+            batch = []
+    runs.write(new_id, batch, [])
+    runs.set_status(new_id, *final)  # every answer is in: the copy is complete
     record = _write_record(store, runs, new_id, report.benchmark, new_config)
     old = source_scoring(source)
     return Rescored(
-        source.id, new_id, version, old, rescored, len(rows) - rescored, tuple(flips), record
+        source.id, new_id, version, old, rescored, total - rescored, tuple(flips), record
     )
 
 
 def _store_copy(
-    runs: BenchStore,
-    source: RunRow,
-    run_id: str,
-    config: dict[str, Any],
-    rows: Iterable[AnswerRow],
-) -> None:
-    """Store the rescored run: the source's row with the new config, hash and a label."""
+    runs: BenchStore, source: RunRow, run_id: str, config: dict[str, Any]
+) -> tuple[str, str]:
+    """Record the rescored run (the source's row with the new config, hash and a label),
+    marked interrupted until its answers are all written; returns the status and reason it
+    takes then."""
     now = datetime.now(UTC)
     settings = {k: v for k, v in source.settings.items() if k != "worker"}
     settings |= {"config": config, "rescored_from": source.id}
@@ -231,11 +237,12 @@ def _store_copy(
     runs.create_run(
         RunRow(
             id=run_id, config_hash=settings_hash(config), benchmark=source.benchmark,
-            model=source.model, judge=source.judge, status=status, reason=reason,
-            created_at=now, updated_at=now, items=source.items, settings=settings,
+            model=source.model, judge=source.judge, status="interrupted",
+            reason=f"{reason}: not finished", created_at=now, updated_at=now,
+            items=source.items, settings=settings,
         )
     )  # fmt: skip
-    runs.write(run_id, list(rows), [])
+    return status, reason
 
 
 def _write_record(
