@@ -254,6 +254,9 @@ class BenchPlan:
     """Items (still to run) whose answers a judge grades."""
     roles: tuple[RoleCost, ...]
     errors: tuple[str, ...] = ()
+    blocked: tuple[str, ...] = ()
+    """What stops the run but not its estimate: a model that cannot be called here now (no
+    key, no llama.cpp bindings). The run is priced all the same; running it is refused."""
     limit_problems: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     needs_price_ack: bool = False
@@ -267,7 +270,7 @@ class BenchPlan:
     @property
     def ok(self) -> bool:
         """True when the run may start (price acknowledgement aside)."""
-        return not self.errors and not self.limit_problems
+        return not self.errors and not self.limit_problems and not self.blocked
 
     @property
     def low(self) -> Decimal | None:
@@ -309,7 +312,9 @@ def sum_estimates(values: Iterable[Decimal | None]) -> Decimal | None:
     return total
 
 
-def _info(model_id: str, errors: list[str], role: str) -> ModelInfo | None:
+def _info(model_id: str, errors: list[str], role: str, blocked: list[str]) -> ModelInfo | None:
+    """The model's facts; an unknown model is an error, one that cannot be called here now
+    (no key, no llama.cpp bindings) only blocks running it: it is still priced."""
     try:
         info = model_info(model_id)
     except UserError as exc:
@@ -317,7 +322,7 @@ def _info(model_id: str, errors: list[str], role: str) -> ModelInfo | None:
         return None
     status = provider_status(info.provider)
     if not status.available:
-        errors.append(f"{role_word(role)} {model_id} cannot be called: {status.reason}")
+        blocked.append(f"{role_word(role)} {model_id} cannot be called: {status.reason}")
     return info
 
 
@@ -494,6 +499,7 @@ def build_plan(
     limits = limits or Limits()
     spent = dict(spent or {})
     errors: list[str] = []
+    blocked: list[str] = []
     notes: list[str] = []
     key = selection.preset.strip().lower()
     chosen = PRESETS.get(PRESET_ALIASES.get(key, key))
@@ -534,12 +540,12 @@ def build_plan(
             )
     if not items and not errors:
         errors.append("nothing selected: no task has items after the filters")
-    target_info = _info(model, errors, "target")
+    target_info = _info(model, errors, "target", blocked)
     applied_effort = _effort(target_info, effort, errors)
     needs_judge = {t.id for t in tasks if t.needs_judge}
     judge_info: ModelInfo | None = None
     if judge is not None and needs_judge:  # a judge no task needs is not checked, nor used
-        judge_info = _info(judge, errors, "judge")
+        judge_info = _info(judge, errors, "judge", blocked)
         if judge == model:
             notes.append(f"The judge is the model under test: {model} grades its own answers.")
     if max_tokens is not None and max_tokens < 1:
@@ -574,7 +580,9 @@ def build_plan(
     student_info: ModelInfo | None = None
     if talks.needs_student and (student or judge):
         models["student"] = student or judge or ""
-        student_info = _info(models["student"], errors, "student") if student else judge_info
+        student_info = (
+            _info(models["student"], errors, "student", blocked) if student else judge_info
+        )
     version_name = benchmark.prompt_version if version is None else version.name
     config = RunConfig(
         benchmark=benchmark.id,
@@ -688,6 +696,7 @@ def build_plan(
         judged=len(judged),
         roles=tuple(roles),
         errors=tuple(errors),
+        blocked=tuple(dict.fromkeys(blocked)),
         limit_problems=tuple(limit_problems),
         notes=tuple(notes),
         needs_price_ack=needs_price_ack,

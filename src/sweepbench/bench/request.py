@@ -354,7 +354,7 @@ def start_check(prepared: PreparedRun, request: BenchRequest) -> StartDecision:
     when nothing is left to run; otherwise a run that may spend money (a high estimate above
     $0, or an unknown one) needs ``confirmed``."""
     plan = prepared.plan
-    reasons = [*plan.errors, *plan.limit_problems]
+    reasons = [*plan.errors, *plan.blocked, *plan.limit_problems]
     if plan.needs_price_ack and not request.accept_unpriced:
         reasons.append(UNPRICED_REFUSAL)
     if reasons:

@@ -173,10 +173,9 @@ class BenchRunner:
         (``--workers``; a live shared run with these settings is joined); ``on_started(run_id)``
         is called once the run is recorded and its items queued (to start more workers)."""
         plan = prepared.plan
-        if plan.errors or plan.limit_problems:
-            raise UserError(
-                "This run can't start yet: " + "; ".join((*plan.errors, *plan.limit_problems))
-            )
+        if not plan.ok:
+            problems = (*plan.errors, *plan.blocked, *plan.limit_problems)
+            raise UserError("This run can't start yet: " + "; ".join(problems))
         if plan.needs_price_ack and not accept_unpriced:
             raise UserError(next(n for n in plan.notes if n.startswith("No cost estimate")))
         if not 1 <= concurrency <= 1000:

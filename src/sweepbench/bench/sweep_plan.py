@@ -97,6 +97,8 @@ class BenchSweepPlan:
     roles: tuple[RoleTotal, ...]
     errors: tuple[str, ...]
     """What stops the sweep: the axis's refusals and every setting's plan errors."""
+    blocked: tuple[str, ...]
+    """What stops running it but not its estimate: a model that cannot be called here now."""
     limit_problems: tuple[str, ...]
     """The sweep's limits or the host's ceilings below the lowest estimate."""
     notes: tuple[str, ...]
@@ -107,7 +109,7 @@ class BenchSweepPlan:
     @property
     def ok(self) -> bool:
         """Nothing stops the sweep."""
-        return not self.errors and not self.limit_problems
+        return not self.errors and not self.blocked and not self.limit_problems
 
     @property
     def low(self) -> Decimal | None:
@@ -174,7 +176,8 @@ def plan_bench_sweep(
     )  # fmt: skip
     if dropped:
         notes.append(f"Only the first {MAX_SETTINGS} settings are run ({dropped} more given).")
-    errors = [r.message for r in refusals if r.severity != "info"]
+    errors = [r.message for r in refusals if r.severity != "info" and not r.needs_key]
+    blocked = [r.message for r in refusals if r.severity != "info" and r.needs_key]
     unlimited = request.model_copy(update={"limit": None, "role_limits": {}})
     settings: list[SweepSetting] = []
     for cell in cells:
@@ -201,6 +204,7 @@ def plan_bench_sweep(
         )  # fmt: skip
     for setting in settings:
         errors.extend(f"{setting.label}: {e}" for e in setting.prepared.plan.errors)
+        blocked.extend(setting.prepared.plan.blocked)  # the same model: said once
     if settings and not errors and request.limits.any:
         settings = _with_shares(settings, request.limits, store, benchmark)
     roles = _role_totals(settings)
@@ -228,7 +232,8 @@ def plan_bench_sweep(
     return BenchSweepPlan(
         request=request, benchmark=benchmark, axis=axis, values=tuple(values),
         held=shown_held, settings=tuple(settings), roles=roles,
-        errors=tuple(dict.fromkeys(errors)), limit_problems=tuple(limit_problems),
+        errors=tuple(dict.fromkeys(errors)), blocked=tuple(dict.fromkeys(blocked)),
+        limit_problems=tuple(limit_problems),
         notes=tuple(dict.fromkeys(notes)), sweep_hash=digest, previous=previous,
     )  # fmt: skip
 
@@ -381,7 +386,7 @@ def sweep_start_check(plan: BenchSweepPlan, request: BenchRequest) -> StartDecis
     axis, a setting's plan, a limit or ceiling below the lowest estimate, an unpriced model
     not accepted); ready when every setting has nothing left; otherwise a sweep that may
     spend money needs ``confirmed``."""
-    reasons = [*plan.errors, *plan.limit_problems]
+    reasons = [*plan.errors, *plan.blocked, *plan.limit_problems]
     if not plan.settings and not reasons:
         reasons.append("no setting to run")
     if plan.needs_price_ack and not request.accept_unpriced:

@@ -69,7 +69,8 @@ class BenchSweepRunner:
     ) -> None:
         if not plan.ok:
             raise UserError(
-                "This sweep can't start yet: " + "; ".join((*plan.errors, *plan.limit_problems))
+                "This sweep can't start yet: "
+                + "; ".join((*plan.errors, *plan.blocked, *plan.limit_problems))
             )
         self.plan = plan
         self.store = store

@@ -60,6 +60,9 @@ def sweep_estimate_lines(plan: BenchSweepPlan) -> list[str]:
         )
     lines.extend(plan.limit_problems)
     lines.extend(plan.notes)
+    if plan.blocked:  # priced all the same: what is missing is only needed to run it
+        lines.append("It can't run here yet:")
+        lines.extend(f"• {b}" for b in plan.blocked)
     if plan.previous is not None and plan.pending == 0:
         lines.append(
             f"Sweep {plan.previous.id} has answered every question of every setting: nothing is "

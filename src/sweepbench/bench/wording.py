@@ -27,6 +27,9 @@ def estimate_lines(prepared: PreparedRun, *, surface: str = "cli") -> list[str]:
     lines.append(_coverage_line(plan))
     lines.extend(plan.notes)
     lines.extend(_calibration_line(c) for c in prepared.dialogue_calibration)
+    if plan.blocked:  # priced all the same: what is missing is only needed to run it
+        lines.append("It can't run here yet:")
+        lines.extend(f"• {b}" for b in plan.blocked)
     previous = prepared.previous
     if previous is not None and not plan.items:
         lines.append(

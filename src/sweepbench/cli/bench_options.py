@@ -213,6 +213,7 @@ def plan_json(prepared: PreparedRun) -> dict[str, Any]:
         "high_usd": usd(plan.high),
         "limits": plan.limits.as_json(),
         "errors": list(plan.errors),
+        "blocked": list(plan.blocked),
         "limit_problems": list(plan.limit_problems),
         "notes": list(plan.notes),
         "needs_price_ack": plan.needs_price_ack,

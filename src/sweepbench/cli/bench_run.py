@@ -218,7 +218,7 @@ def run_command(
         if decision.refused:
             if as_json and not plan.ok:
                 typer.echo(json.dumps(plan_json(prepared), indent=2, ensure_ascii=False))
-            refuse(decision, {*plan.errors, *plan.limit_problems})  # the estimate listed these
+            refuse(decision, {*plan.errors, *plan.blocked, *plan.limit_problems})  # listed already
         if decision.nothing_left:
             err.print("Nothing left to run: every selected item is already scored.")
             if prepared.previous is not None:

@@ -149,7 +149,7 @@ def sweep_command(
                 typer.echo(json.dumps(plan_json(plan), indent=2, ensure_ascii=False))
             raise typer.Exit(2 if decision.refused else 0)
         if decision.refused:
-            refuse(decision, {*plan.errors, *plan.limit_problems})  # the estimate listed these
+            refuse(decision, {*plan.errors, *plan.blocked, *plan.limit_problems})  # listed already
         if decision.nothing_left:
             err.print("Nothing left to run: every setting has scored every selected item.")
             if plan.previous is not None:
@@ -194,6 +194,7 @@ def plan_json(plan: BenchSweepPlan) -> dict[str, object]:
         "low_usd": usd(plan.low),
         "high_usd": usd(plan.high),
         "errors": list(plan.errors),
+        "blocked": list(plan.blocked),
         "limit_problems": list(plan.limit_problems),
         "notes": list(plan.notes),
         "continues": None if plan.previous is None else plan.previous.id,
