@@ -7,8 +7,9 @@ that only reads a stored run does not load the runner, the engine and every scor
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from sweepbench.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from sweepbench.bench.catalog import PRESETS, load_benchmark
@@ -51,18 +52,5 @@ __all__ = [
 ]  # fmt: skip
 
 
-def _load(name: str) -> object:
-    """A public name, imported on first use and then kept in the package's namespace."""
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_EXPORTS[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
-
-
 if not TYPE_CHECKING:
-    __getattr__ = _load
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -7,8 +7,9 @@ of the engine (``engine.retry``) does not load the executor, the store and the S
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from sweepbench.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from sweepbench.engine.call import Call
@@ -47,18 +48,5 @@ __all__ = [
 ]
 
 
-def _load(name: str) -> object:
-    """A public name, imported on first use and then kept in the package's namespace."""
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_EXPORTS[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
-
-
 if not TYPE_CHECKING:
-    __getattr__ = _load
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -21,12 +21,12 @@ answer (the text, or a file it names)::
 from __future__ import annotations
 
 import asyncio
-import importlib
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from sweepbench.errors import UserError
+from sweepbench.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from sweepbench.sweeps.plan import Cell, Plan, build_plan, coerce_budget
@@ -153,14 +153,5 @@ def sweep(
     raise UserError("an event loop is running here (Jupyter?): use `await sweepbench.asweep(...)`")
 
 
-def _load(name: str) -> object:
-    """A public name, imported on first use and then kept in the package's namespace."""
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_EXPORTS[name]), name)
-    globals()[name] = value
-    return value
-
-
 if not TYPE_CHECKING:
-    __getattr__ = _load
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
