@@ -79,3 +79,27 @@ def test_a_worker_killed_mid_run_loses_nothing_and_doubles_nothing(
     account = run_account(report["run_id"], killed)
     assert account.open_holds == 0
     assert account.settled == account.answers + account.unaccounted >= account.answers
+
+
+def test_joining_from_another_machine_is_refused_with_a_sqlite_store(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    from datetime import UTC, datetime
+
+    from sweepbench.bench.storage import RunRow
+    from sweepbench.errors import UserError
+
+    now = datetime.now(UTC)
+    elsewhere = {"host": "another-machine", "pid": 4242}
+    with Store.open() as store:
+        runs = BenchStore(store)
+        runs.create_run(
+            RunRow(
+                id="shared-run", config_hash="0" * 64, benchmark="marked", model="m",
+                judge=None, status="running", reason=None, created_at=now, updated_at=now,
+                items=10, settings={"claims": True, "worker": elsewhere, "joined": []},
+            )
+        )  # fmt: skip
+        runs.touch("shared-run")  # its worker on the other machine is alive (a fresh beat)
+        with pytest.raises(UserError, match="machines cannot share"):
+            runs.join_run("shared-run")

@@ -247,6 +247,7 @@ class BenchStore:
             elif not current.settings.get("claims"):
                 raise UserError(_busy(current))
             else:
+                _same_machine_on_sqlite(conn, current, me)
                 joined = [w for w in current.settings.get("joined") or [] if w != me]
                 merged = {**current.settings, "joined": [*joined, me]}
             conn.execute(
@@ -636,6 +637,21 @@ def release_run(run_id: str) -> None:
     """This process's session of ``run_id`` has ended (see :meth:`BenchStore.claim_run`)."""
     with _ACTIVE_LOCK:
         _ACTIVE.pop(run_id, None)
+
+
+def _same_machine_on_sqlite(conn: Connection, run: RunRow, me: Mapping[str, Any]) -> None:
+    """A SQLite store cannot be shared by machines (its locks hold only on one): joining a
+    live run whose workers are on another host is refused, saying what to use instead."""
+    if conn.dialect.name != "sqlite":
+        return
+    live = [w for w in run_workers(run) if w and _worker_alive(run, w, None)]
+    hosts = {str(w.get("host")) for w in live} - {str(me["host"])}
+    if hosts:
+        raise UserError(
+            f"run {run.id} is running on {', '.join(sorted(hosts))} and the store is a SQLite "
+            "file, which machines cannot share: use one PostgreSQL store for every machine "
+            "(SWEEPBENCH_DB=postgresql+psycopg://…, see docs/scale.md)"
+        )
 
 
 def this_worker() -> dict[str, Any]:
