@@ -225,7 +225,6 @@ def run_command(
                 show_run(store, prepared.previous.id, as_json=as_json, benchmark=benchmark)
             return
         confirm_spending(decision, noun="run", question="Spend up to {high}?")
-        helpers = _worker_pool(executor, workers, request, ray_address, store)
 
         def start_helpers(run_id: str) -> None:
             helpers.start(run_id)
@@ -235,18 +234,24 @@ def run_command(
             prepared, store, concurrency=request.concurrency,
             accept_unpriced=request.accept_unpriced,
             rate_limits=RateLimits(rpm=request.rpm, tpm=request.tpm), shared=shared,
-            on_started=start_helpers if helpers.count else None,
+            on_started=start_helpers if workers > 1 else None,
         )  # fmt: skip
-        problems: list[str] = []
+        # connected after the runner is made (a run that cannot start leaves no cluster up)
+        helpers = _worker_pool(executor, workers, request, ray_address, store)
+        waited: list[list[str]] = []
+
+        def wait_for_helpers() -> list[str]:
+            waited.append(helpers.wait())
+            return waited[-1]
+
         try:
             outcome = _run_with_progress(
-                runner, quiet=as_json, then=helpers.wait if helpers.count else None,
-                problems=problems,
-            )  # fmt: skip
+                runner, quiet=as_json, then=wait_for_helpers if helpers.count else None
+            )
         finally:
-            if helpers.count and not problems:  # not waited for yet (the run raised)
-                problems = helpers.wait()
-            for problem in problems:  # the last worker to end ends the run
+            if helpers.count and not waited:  # not waited for yet: the run raised
+                wait_for_helpers()
+            for problem in (p for found in waited for p in found):  # the last worker ends it
                 err.print(problem, markup=False, highlight=False)
         if join and outcome.status == "running":  # a joined worker's share is done
             return
@@ -284,15 +289,11 @@ def _worker_pool(
 
 
 def _run_with_progress(
-    runner: BenchRunner,
-    *,
-    quiet: bool,
-    then: Callable[[], list[str]] | None = None,
-    problems: list[str] | None = None,
+    runner: BenchRunner, *, quiet: bool, then: Callable[[], object] | None = None
 ) -> Any:
-    """Run, with a progress bar unless ``quiet``. ``then``: wait for the run's other workers
-    (their problems go to ``problems``); meanwhile, and for the whole of a shared run, the bar
-    counts every worker's answers as the store has them."""
+    """Run, with a progress bar unless ``quiet``. ``then``: wait for the run's other workers;
+    meanwhile, and for the whole of a shared run, the bar counts every worker's answers as the
+    store has them."""
     from sweepbench.bench.results import format_money
     from sweepbench.engine.signals import stop_on_signals, stop_on_signals_while_blocked
 
@@ -317,9 +318,7 @@ def _run_with_progress(
                 runner.runs.request_stop(runner.run_id)
 
             with stop_on_signals_while_blocked(stop_the_others):
-                found = then()
-            if problems is not None:
-                problems.extend(found)
+                then()
         return outcome
 
     if quiet:
