@@ -190,9 +190,7 @@ def run_command(
     every finished answer. Exit codes: 0 finished; 1 paused, stopped or finished with errors;
     2 refused."""
     from sweepbench.bench.request import load, prepare, start_check
-    from sweepbench.bench.run import BenchRunner
     from sweepbench.bench.storage import BenchStore, run_is_live
-    from sweepbench.engine.ratelimit import RateLimits
     from sweepbench.store import Store
 
     if not 1 <= workers <= MAX_WORKERS:
@@ -225,6 +223,8 @@ def run_command(
                 show_run(store, prepared.previous.id, as_json=as_json, benchmark=benchmark)
             return
         confirm_spending(decision, noun="run", question="Spend up to {high}?")
+        from sweepbench.bench.run import BenchRunner  # only now: a finished run needs none
+        from sweepbench.engine.ratelimit import RateLimits
 
         def start_helpers(run_id: str) -> None:
             helpers.start(run_id)
