@@ -85,7 +85,7 @@ def test_a_run_limit_holds_for_every_ray_worker_together(
     )  # fmt: skip
     report = json.loads(out) if out.strip() else {}
     assert code == 1, err  # paused at the limit
-    assert report["status"] == "paused_budget", report
+    assert report.get("status") == "paused_budget", (report, err)
     assert 0 < report["scored"] < ITEMS
     account = run_account(report["run_id"])
     assert account.open_holds == 0
@@ -106,22 +106,37 @@ def test_ray_address_needs_the_ray_executor(
 def test_a_cluster_of_several_machines_is_refused_with_a_sqlite_store(
     isolated_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The driver's connection check, in this process, with Ray's cluster calls replaced by a
+    two-machine answer (a real second machine is not at hand)."""
     import ray
 
-    from sweepbench.bench.ray_workers import RayWorkers
-    from sweepbench.bench.request import BenchRequest
+    from sweepbench.bench.ray_driver import connect_cluster
     from sweepbench.errors import UserError
 
     connected: list[str | None] = []
-    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    stopped: list[bool] = []
     monkeypatch.setattr(ray, "init", lambda address=None, **_: connected.append(address))
     monkeypatch.setattr(ray, "nodes", lambda: [{"Alive": True}, {"Alive": True}])
-    monkeypatch.setattr(ray, "shutdown", lambda: None)
-    request = BenchRequest(benchmark="sample", models={"target": "scripted/guess"})
-    pool = RayWorkers(3, request, address="10.0.0.5:6379", sqlite_store=True)
+    monkeypatch.setattr(ray, "shutdown", lambda: stopped.append(True))
     with pytest.raises(UserError, match="2 machines but the store is a SQLite file"):
-        pool.connect()
-    assert connected == ["10.0.0.5:6379"]
-    shared_store = RayWorkers(3, request, address="10.0.0.5:6379", sqlite_store=False)
-    shared_store.connect()  # a PostgreSQL store: machines share it
-    shared_store.close()
+        connect_cluster("10.0.0.5:6379", 3, sqlite_store=True)
+    assert connected == ["10.0.0.5:6379"] and stopped == [True]
+    assert connect_cluster("10.0.0.5:6379", 3, sqlite_store=False) is False  # PostgreSQL
+
+
+def test_the_command_never_connects_to_ray_itself(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """Ray's driver (its global state, threads and prints) lives in a process of its own:
+    after a Ray run this process has not connected to Ray, and its stdout is one document."""
+    import ray
+
+    path = marked_benchmark(tmp_path / "bench", 24)
+    code, out, err = run_cli(
+        monkeypatch, capsys, "bench", "run", str(path), "--model", guess("0.9"),
+        "--executor", "ray", "--workers", "2", "--yes", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["scored"] == 24
+    assert not ray.is_initialized()

@@ -3,6 +3,10 @@
 the same worker loop as ``--join`` — against the same store. Ray only places and runs them;
 which worker answers which item is decided in the store (claims), so nothing here schedules.
 
+The command never connects to Ray itself: a driver process does
+(:mod:`~sweepbench.bench.ray_driver`), so Ray's global state, threads and printing stay out of
+the command (its ``--json`` output is one document, whatever Ray says).
+
 Without ``--ray-address`` a local Ray cluster is started for the run and stopped after it. With
 one, the actors run wherever the cluster puts them: every node needs sweepbench, the
 benchmark's files at the same path, the provider keys in its environment (they are never sent
@@ -12,127 +16,109 @@ shared by machines, so a cluster of more than one node is refused with it.
 
 from __future__ import annotations
 
-import contextlib
-import os
+import importlib.util
+import json
+import subprocess
 import sys
-from typing import Any
+import tempfile
+from typing import IO, Any
 
-from sweepbench.bench.request import BenchRequest
-from sweepbench.bench.workers import answer_share
+from sweepbench.bench.ray_driver import INSTALL_HINT
 from sweepbench.errors import UserError
 
-INSTALL_HINT = "pip install 'sweepbench[ray]'"
-
-
-class BenchWorkerActor:
-    """One worker of a shared run, as a Ray actor (wrapped with ``ray.remote`` on use, so
-    this module imports without Ray)."""
-
-    def pid(self) -> int:
-        """The actor's process id (to find it, or to kill it in a test)."""
-        return os.getpid()
-
-    def run(self, request: BenchRequest) -> str:
-        """Answer the run's items until none is left; the status it left the run in."""
-        return answer_share(request)
+DRIVER = "from sweepbench.bench.ray_driver import main; main()"
+READY_TIMEOUT_S = 300.0
+"""How long connecting to (or starting) a Ray cluster may take."""
 
 
 class RayWorkers:
-    """``count`` Ray actors joining a shared run. :meth:`connect` first (it refuses a setup
-    that cannot work before anything is spent), :meth:`start` once the items are queued."""
+    """``count`` Ray actors joining a shared run, through a driver process. :meth:`connect`
+    first (it refuses a setup that cannot work before anything is spent), :meth:`start` once
+    the items are queued, :meth:`wait` for them all."""
 
     def __init__(
-        self, count: int, request: BenchRequest, *, address: str | None, sqlite_store: bool
+        self, count: int, request: Any, *, address: str | None, sqlite_store: bool
     ) -> None:
         self.count = count
         self.address = address
+        self.sqlite_store = sqlite_store
         # the actors' request: the spending was confirmed here; they continue this run
         self._request = request.model_copy(update={"confirmed": True, "resume": True})
-        self._sqlite_store = sqlite_store
-        self._started_cluster = False
-        self._actors: list[Any] = []
-        self._runs: list[Any] = []
-        # Ray's driver prints its workers' deaths on stdout from a thread of its own; while it
-        # is connected stdout goes to stderr, so that ``--json`` output stays one document
-        self._stdout_to_stderr = contextlib.ExitStack()
+        self._proc: subprocess.Popen[str] | None = None
+        self._log: IO[str] | None = None
+        self._started = False
 
     def connect(self) -> None:
-        """Start a local Ray cluster, or connect to the one at ``address``. UserError when
-        Ray is not installed, the cluster cannot be reached, or it spans several machines
-        while the store is a SQLite file."""
-        ray = _ray()
-        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # offline: no usage reports
+        """Start the driver, which connects to Ray. UserError when Ray is not installed, the
+        cluster cannot be reached, or it spans several machines while the store is SQLite."""
         if self.count == 0:
             return
-        self._stdout_to_stderr.enter_context(contextlib.redirect_stdout(sys.stderr))
-        try:
-            if ray.is_initialized():
-                pass
-            elif self.address is None:
-                ray.init(num_cpus=max(2, self.count), include_dashboard=False,
-                         log_to_driver=False, logging_level="ERROR")  # fmt: skip
-                self._started_cluster = True
-            else:
-                ray.init(address=self.address, log_to_driver=False, logging_level="ERROR")
-        except (ConnectionError, RuntimeError, ValueError) as exc:
-            self._stdout_to_stderr.close()
-            where = self.address or "a local cluster"
-            raise UserError(f"cannot start Ray workers on {where}: {exc}") from exc
-        nodes = [n for n in ray.nodes() if n.get("Alive")]
-        if len(nodes) > 1 and self._sqlite_store:
-            self.close()
-            raise UserError(
-                f"the Ray cluster has {len(nodes)} machines but the store is a SQLite file, "
-                "which machines cannot share: set SWEEPBENCH_DB=postgresql+psycopg://… on "
-                "every node (see docs/scale.md)"
-            )
+        if importlib.util.find_spec("ray") is None:  # said at once, not by the driver
+            raise UserError(f"--executor ray needs Ray: {INSTALL_HINT}")
+        self._log = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 (closed)
+        self._proc = subprocess.Popen(
+            [sys.executable, "-c", DRIVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=self._log, text=True, encoding="utf-8",
+        )  # fmt: skip
+        self._send({
+            "count": self.count, "address": self.address, "sqlite_store": self.sqlite_store,
+            "request": self._request.model_dump(mode="json"),
+        })  # fmt: skip
+        answer = self._receive()
+        if answer.get("ready"):
+            return
+        self.close()
+        raise UserError(str(answer.get("error") or "the Ray driver could not start"))
 
     def start(self, run_id: str) -> None:
-        ray = _ray()
-        actor = ray.remote(num_cpus=1, max_restarts=0)(BenchWorkerActor)
-        self._actors = [actor.remote() for _ in range(self.count)]
-        self._runs = [a.run.remote(self._request) for a in self._actors]
-
-    def pids(self) -> list[int]:
-        """The actors' process ids."""
-        ray = _ray()
-        return list(ray.get([a.pid.remote() for a in self._actors]))
+        self._send({"start": run_id})
+        self._started = True
 
     def wait(self) -> list[str]:
-        ray = _ray()
-        problems: list[str] = []
+        if self._proc is None:
+            return []
         try:
-            for ref in self._runs:
-                try:
-                    ray.get(ref)
-                except ray.exceptions.RayActorError as exc:
-                    problems.append(f"a Ray worker died: {_first_line(exc)}")
-                except ray.exceptions.RayTaskError as exc:
-                    problems.append(f"a Ray worker failed: {_first_line(exc)}")
+            if not self._started:
+                return []
+            answer = self._receive()
+            if "problems" not in answer:
+                return [str(answer.get("error") or "the Ray driver ended without an answer")]
+            return [str(p) for p in answer["problems"]]
         finally:
             self.close()
-        return problems
 
     def close(self) -> None:
-        """Let the actors go; stop the cluster this run started."""
-        ray = _ray()
-        for actor in self._actors:
-            ray.kill(actor, no_restart=True)
-        self._actors, self._runs = [], []
-        if self._started_cluster:
-            ray.shutdown()
-            self._started_cluster = False
-        self._stdout_to_stderr.close()
+        """End the driver (it stops the cluster it started)."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            if proc.stdin is not None and not proc.stdin.closed:
+                proc.stdin.close()  # a driver still waiting for "start": the run did not start
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
 
+    def _send(self, message: dict[str, Any]) -> None:
+        assert self._proc is not None and self._proc.stdin is not None
+        self._proc.stdin.write(json.dumps(message) + "\n")
+        self._proc.stdin.flush()
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+    def _receive(self) -> dict[str, Any]:
+        assert self._proc is not None and self._proc.stdout is not None
+        line = self._proc.stdout.readline()
+        if not line:
+            self._proc.wait()
+            return {"error": f"the Ray driver ended (exit code {self._proc.returncode}): "
+                             f"{self._log_tail()}"}  # fmt: skip
+        return dict(json.loads(line))
 
-
-def _ray() -> Any:
-    try:
-        import ray
-    except ImportError as exc:
-        raise UserError(f"--executor ray needs Ray: {INSTALL_HINT}") from exc
-    return ray
+    def _log_tail(self) -> str:
+        if self._log is None:
+            return ""
+        self._log.seek(0)
+        return " / ".join(self._log.read().strip().splitlines()[-3:])
