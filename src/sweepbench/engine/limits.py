@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
 
-from sweepbench.engine.ratelimit import RateLimiter, RateLimits
+from sweepbench.engine.ratelimit import RateLimiter, RateLimits, WindowLimiter
 from sweepbench.engine.ratelimit_shared import StoreRateLimiter
 from sweepbench.models.base import Model
 
-Limiter = RateLimiter | StoreRateLimiter
+Limiter = WindowLimiter
 
 FREE_MODEL_RPM = 20
 """OpenRouter's ``:free`` models allow about 20 requests a minute (benchmarks spec §5.3)."""

@@ -66,9 +66,37 @@ def check_limits(limits: RateLimits) -> None:
             raise ValueError(f"{name} must be positive, not {value}")
 
 
-class RateLimiter:
-    """Waits until a request fits every window. One per model; safe for many tasks of one
-    event loop. ``clock`` and ``sleep`` are injectable for tests."""
+class WindowLimiter:
+    """Waits until a request fits every window, first come first served among the tasks of
+    one event loop; subclasses say where the window is kept (:meth:`_attempt`). ``clock``
+    and ``sleep`` are injectable for tests."""
+
+    def __init__(self, limits: RateLimits, *, clock: Clock, sleep: Sleep) -> None:
+        check_limits(limits)
+        self.limits = limits
+        self._clock = clock
+        self._sleep = sleep
+        self._lock = asyncio.Lock()
+
+    async def acquire(self, tokens: int = 0) -> float:
+        """Wait until the request fits, record it, and return how long it waited. A request
+        larger than the whole tokens-per-minute limit waits for an empty window, then goes."""
+        waited = 0.0
+        async with self._lock:
+            while True:
+                wait = await self._attempt(tokens)
+                if wait <= 0:
+                    return waited
+                await self._sleep(wait)
+                waited += wait
+
+    async def _attempt(self, tokens: int) -> float:
+        """Record the request if it fits now (0 returned), else the seconds to wait."""
+        raise NotImplementedError
+
+
+class RateLimiter(WindowLimiter):
+    """The window kept in this process: one per model."""
 
     def __init__(
         self,
@@ -77,26 +105,14 @@ class RateLimiter:
         clock: Clock = time.monotonic,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
-        check_limits(limits)
-        self.limits = limits
-        self._clock = clock
-        self._sleep = sleep
+        super().__init__(limits, clock=clock, sleep=sleep)
         self._events: deque[tuple[float, int]] = deque()
-        self._lock = asyncio.Lock()
 
-    async def acquire(self, tokens: int = 0) -> float:
-        """Wait until the request fits, record it, and return how long it waited. A request
-        larger than the whole tokens-per-minute limit waits for an empty window, then goes."""
-        waited = 0.0
-        async with self._lock:  # first come, first served
-            while True:
-                now = self._clock()
-                while self._events and now - self._events[0][0] >= 60.0:
-                    self._events.popleft()
-                wait = wait_needed(self.limits, self._events, now, tokens)
-                if wait <= 0:
-                    break
-                await self._sleep(wait)
-                waited += wait
+    async def _attempt(self, tokens: int) -> float:
+        now = self._clock()
+        while self._events and now - self._events[0][0] >= 60.0:
+            self._events.popleft()
+        wait = wait_needed(self.limits, self._events, now, tokens)
+        if wait <= 0:
             self._events.append((now, tokens))
-        return waited
+        return wait

@@ -21,16 +21,19 @@ import zlib
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from sweepbench.engine.ratelimit import Clock, RateLimits, Sleep, check_limits, wait_needed
+from sweepbench.engine.ratelimit import Clock, RateLimits, Sleep, WindowLimiter, wait_needed
 from sweepbench.store.engine import writer
 from sweepbench.store.schema import rate_events
 
-_PG_LOCK_BASE = 0x5357_5200  # "SWR" + the model's hash: one lock per model
+_PG_LOCK_SPACE = 0x5357_5254  # "SWRT": the first key of the two-key form, one lock per model
+"""The two-key advisory locks live apart from the single-key ones (the ledger's, the runs'),
+so no model's lock can be one of those."""
 
 
-class StoreRateLimiter:
+class StoreRateLimiter(WindowLimiter):
     """Waits until a request to one model fits its limits as counted in the store by every
-    process. Same interface as :class:`~sweepbench.engine.ratelimit.RateLimiter`."""
+    process. Same interface as :class:`~sweepbench.engine.ratelimit.RateLimiter`; this
+    process's own tasks queue first, then the store decides."""
 
     def __init__(
         self,
@@ -41,33 +44,23 @@ class StoreRateLimiter:
         clock: Clock = time.time,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
-        check_limits(limits)
-        self.limits = limits
+        super().__init__(limits, clock=clock, sleep=sleep)
         self.scope = scope
         self._engine = writer(engine)
-        self._clock = clock
-        self._sleep = sleep
-        self._lock = asyncio.Lock()
-        self._pg_key = _PG_LOCK_BASE + zlib.crc32(scope.encode()) % 0xFFFF
+        self._pg_key = zlib.crc32(scope.encode()) - 2**31  # a signed 32-bit second key
 
-    async def acquire(self, tokens: int = 0) -> float:
-        """Wait until the request fits, record it in the store, and return how long it
-        waited. This process's own tasks queue first, then the store decides."""
-        waited = 0.0
-        async with self._lock:
-            while True:
-                wait = await asyncio.to_thread(self._take, tokens)
-                if wait <= 0:
-                    return waited
-                await self._sleep(wait)
-                waited += wait
+    async def _attempt(self, tokens: int) -> float:
+        return await asyncio.to_thread(self._take, tokens)
 
     def _take(self, tokens: int) -> float:
         """One transaction: forget the expired, check, record if it fits; the wait if not."""
         table = rate_events
         with self._engine.begin() as conn:
             if conn.dialect.name == "postgresql":
-                conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": self._pg_key})
+                conn.execute(
+                    sa.text("SELECT pg_advisory_xact_lock(:space, :k)"),
+                    {"space": _PG_LOCK_SPACE, "k": self._pg_key},
+                )
             now = self._clock()
             conn.execute(
                 table.delete().where(table.c.scope == self.scope, table.c.at <= now - 60.0)
