@@ -132,6 +132,10 @@ def test_the_command_never_connects_to_ray_itself(
     after a Ray run this process has not connected to Ray, and its stdout is one document."""
     import ray
 
+    def connected_here(*_: object, **__: object) -> None:
+        raise AssertionError("the command connected to Ray in its own process")
+
+    monkeypatch.setattr(ray, "init", connected_here)
     path = marked_benchmark(tmp_path / "bench", 24)
     code, out, err = run_cli(
         monkeypatch, capsys, "bench", "run", str(path), "--model", guess("0.9"),

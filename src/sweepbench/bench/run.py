@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.engine import Connection
 
@@ -76,6 +76,9 @@ from sweepbench.money.ledger import Ledger, SpendRefused
 from sweepbench.roles import BENCH_ROLES, Role
 from sweepbench.store import Store
 from sweepbench.store.workers import this_worker as store_worker
+
+if TYPE_CHECKING:
+    from sweepbench.bench.request import BenchRequest
 
 log = logging.getLogger(__name__)
 
@@ -147,6 +150,19 @@ class BenchRunner:
     """Runs one session of a prepared run. ``await runner.run()`` returns the outcome;
     ``runner.stop()`` (from a signal handler or another task) ends it early, keeping every
     finished answer."""
+
+    @classmethod
+    def for_request(
+        cls, prepared: PreparedRun, store: Store, request: BenchRequest, **options: Any
+    ) -> BenchRunner:
+        """The runner of a prepared request, with the request's concurrency, unpriced-model
+        acceptance and rate limits (every surface starts a run this way); ``options`` are
+        the constructor's others (``shared``, ``on_started``, …)."""
+        return cls(
+            prepared, store, concurrency=request.concurrency,
+            accept_unpriced=request.accept_unpriced,
+            rate_limits=RateLimits(rpm=request.rpm, tpm=request.tpm), **options,
+        )  # fmt: skip
 
     def __init__(
         self,
@@ -404,10 +420,10 @@ class BenchRunner:
     def _finish(self, wall_s: float) -> RunOutcome:
         if self.shared and not self.runs.leave_run(self.run_id):
             return self._still_shared(wall_s)  # other workers go on: the last one ends the run
-        statuses = self.runs.statuses(self.run_id)
-        scored = sum(1 for s in statuses.values() if s == "scored")
-        errors = len(statuses) - scored
-        unasked = self.plan.selected - len(statuses)
+        counts = self.runs.counts(self.run_id)  # one grouped count, not every key
+        scored = counts.get("scored", 0)
+        errors = sum(counts.values()) - scored
+        unasked = self.plan.selected - scored - errors
         if self._stop_status is not None:
             status, reason = self._stop_status
         elif unasked > 0:  # --retry-failed retried the errors; these were never asked
@@ -443,15 +459,15 @@ class BenchRunner:
 
     def _still_shared(self, wall_s: float) -> RunOutcome:
         """This worker's session of a shared run, ended while other workers go on."""
-        statuses = self.runs.statuses(self.run_id)
-        scored = sum(1 for s in statuses.values() if s == "scored")
+        counts = self.runs.counts(self.run_id)
+        scored = counts.get("scored", 0)
         spent = dict(self._spent)
         return RunOutcome(
             run_id=self.run_id,
             status="running",
             reason="this worker is done; the run goes on in its other workers",
             scored=scored,
-            errors=len(statuses) - scored,
+            errors=sum(counts.values()) - scored,
             spent=sum(spent.values(), Decimal(0)),
             spent_by_role=spent,
             session_scored=self.progress.scored,

@@ -212,11 +212,9 @@ class BenchStore:
         process continues it and the claim are one transaction); ``settings`` are merged into
         its stored settings. UserError when a live process holds it."""
         with self._writer.begin() as conn:
-            _lock_runs(conn)
-            row = conn.execute(sa.select(bench_runs).where(bench_runs.c.id == run_id)).first()
-            if row is None:
+            current = _locked_run(conn, run_id)
+            if current is None:
                 raise UserError(f"no benchmark run {run_id!r}")
-            current = _run_row(row)
             if run_is_live(current):
                 raise UserError(_busy(current))
             merged = {**current.settings, **settings}
@@ -235,11 +233,9 @@ class BenchStore:
         worker holds is claimed as :meth:`claim_run` does. UserError for an unknown run, or a
         live run that is not shared."""
         with self._writer.begin() as conn:
-            _lock_runs(conn)
-            row = conn.execute(sa.select(bench_runs).where(bench_runs.c.id == run_id)).first()
-            if row is None:
+            current = _locked_run(conn, run_id)
+            if current is None:
                 raise UserError(f"no benchmark run {run_id!r}")
-            current = _run_row(row)
             me = this_worker()
             if not run_is_live(current):
                 merged = {**current.settings, "worker": me, "joined": []}
@@ -264,11 +260,9 @@ class BenchStore:
         and record); decided in one write transaction, so exactly one worker ends it."""
         me = this_worker()
         with self._writer.begin() as conn:
-            _lock_runs(conn)
-            row = conn.execute(sa.select(bench_runs).where(bench_runs.c.id == run_id)).first()
-            if row is None:
+            current = _locked_run(conn, run_id)
+            if current is None:
                 return True
-            current = _run_row(row)
             with _ACTIVE_LOCK:  # this process is leaving: it no longer keeps the run alive
                 _ACTIVE.pop(run_id, None)
             others = [w for w in run_workers(current) if w and w != me]
@@ -373,11 +367,9 @@ class BenchStore:
             return None
         request = {**this_worker(), "via": via, "at": _now().isoformat()}
         with self._writer.begin() as conn:
-            _lock_runs(conn)
-            row = conn.execute(sa.select(bench_runs).where(bench_runs.c.id == found.id)).first()
-            if row is None:
+            current = _locked_run(conn, found.id)
+            if current is None:
                 return None
-            current = _run_row(row)
             if not run_is_live(current):
                 return current, False
             settings = {**current.settings, STOP_REQUEST: request}
@@ -691,6 +683,14 @@ def _worker_alive(run: RunRow, worker: Mapping[str, Any], now: datetime | None) 
 
 
 _PG_RUNS_LOCK = 0x5357_5255  # "SWRU": serialises run claims on PostgreSQL
+
+
+def _locked_run(conn: Connection, run_id: str) -> RunRow | None:
+    """A run read under the runs' lock, in the caller's write transaction (None: no such
+    run): what every change of a run's workers or state decides from."""
+    _lock_runs(conn)
+    row = conn.execute(sa.select(bench_runs).where(bench_runs.c.id == run_id)).first()
+    return None if row is None else _run_row(row)
 
 
 def _lock_runs(conn: Connection) -> None:

@@ -51,7 +51,6 @@ def answer_share(request: object) -> str:
     Ray actor runs (the local executor runs the same through ``bench run --join``)."""
     from sweepbench.bench.request import BenchRequest, load, prepare, start_check
     from sweepbench.bench.run import BenchRunner
-    from sweepbench.engine.ratelimit import RateLimits
     from sweepbench.store import Store
 
     if not isinstance(request, BenchRequest):
@@ -64,11 +63,7 @@ def answer_share(request: object) -> str:
             return "completed"
         if decision.refused:
             raise UserError("this worker cannot join: " + "; ".join(decision.reasons))
-        runner = BenchRunner(
-            prepared, store, concurrency=request.concurrency,
-            accept_unpriced=request.accept_unpriced,
-            rate_limits=RateLimits(rpm=request.rpm, tpm=request.tpm), shared=True,
-        )  # fmt: skip
+        runner = BenchRunner.for_request(prepared, store, request, shared=True)
         return asyncio.run(runner.run()).status
 
 

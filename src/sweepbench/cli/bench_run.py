@@ -224,16 +224,13 @@ def run_command(
             return
         confirm_spending(decision, noun="run", question="Spend up to {high}?")
         from sweepbench.bench.run import BenchRunner  # only now: a finished run needs none
-        from sweepbench.engine.ratelimit import RateLimits
 
         def start_helpers(run_id: str) -> None:
             helpers.start(run_id)
             err.print(f"{helpers.count} more worker(s) ({executor}) joined run {run_id}.")
 
-        runner = BenchRunner(
-            prepared, store, concurrency=request.concurrency,
-            accept_unpriced=request.accept_unpriced,
-            rate_limits=RateLimits(rpm=request.rpm, tpm=request.tpm), shared=shared,
+        runner = BenchRunner.for_request(
+            prepared, store, request, shared=shared,
             on_started=start_helpers if workers > 1 else None,
         )  # fmt: skip
         # connected after the runner is made (a run that cannot start leaves no cluster up)

@@ -38,7 +38,6 @@ from sweepbench.bench.request import BenchRequest
 from sweepbench.bench.resume import PreparedRun
 from sweepbench.bench.run import BenchRunner, RunOutcome
 from sweepbench.bench.storage import STOP_VIA_PAGE, BenchStore, run_is_live
-from sweepbench.engine.ratelimit import RateLimits
 from sweepbench.engine.supervisor import Supervisor
 from sweepbench.errors import UserError
 from sweepbench.settings import run_keys, scrub
@@ -155,11 +154,7 @@ class BenchRunHost:
         async def host() -> None:
             with run_keys(held):
                 try:
-                    runner = BenchRunner(
-                        prepared, self.store, concurrency=request.concurrency,
-                        accept_unpriced=request.accept_unpriced,
-                        rate_limits=RateLimits(rpm=request.rpm, tpm=request.tpm),
-                    )  # fmt: skip
+                    runner = BenchRunner.for_request(prepared, self.store, request)
                 except Exception as exc:  # refused by the runner: say why, scrubbed
                     held.clear()
                     box["error"] = scrub(str(exc))
