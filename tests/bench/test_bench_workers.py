@@ -103,3 +103,24 @@ def test_joining_from_another_machine_is_refused_with_a_sqlite_store(
         runs.touch("shared-run")  # its worker on the other machine is alive (a fresh beat)
         with pytest.raises(UserError, match="machines cannot share"):
             runs.join_run("shared-run")
+
+
+def test_what_other_workers_say_is_scrubbed_of_keys(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """A worker's failure is another process's text (a Ray actor's exception, a child's last
+    lines): it is scrubbed before it is shown, as every message is."""
+    from sweepbench.bench.workers import ProcessWorkers
+
+    key = "sk-" + "scrubme" * 4
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    monkeypatch.setattr(ProcessWorkers, "start", lambda self, run_id: None)
+    monkeypatch.setattr(ProcessWorkers, "wait", lambda self: [f"a worker said {key}"])
+    path = marked_benchmark(tmp_path / "bench", 8)
+    code, _out, err = run_cli(
+        monkeypatch, capsys, "bench", "run", str(path), "--model", guess("0.9"),
+        "--workers", "2", "--yes", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "a worker said [redacted]" in err and key not in err

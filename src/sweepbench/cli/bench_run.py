@@ -224,6 +224,7 @@ def run_command(
             return
         confirm_spending(decision, noun="run", question="Spend up to {high}?")
         from sweepbench.bench.run import BenchRunner  # only now: a finished run needs none
+        from sweepbench.settings import scrub
 
         def start_helpers(run_id: str) -> None:
             helpers.start(run_id)
@@ -249,7 +250,7 @@ def run_command(
             if helpers.count and not waited:  # not waited for yet: the run raised
                 wait_for_helpers()
             for problem in (p for found in waited for p in found):  # the last worker ends it
-                err.print(problem, markup=False, highlight=False)
+                err.print(scrub(problem), markup=False, highlight=False)  # other processes' words
         if join and outcome.status == "running":  # a joined worker's share is done
             return
         status = outcome.status
