@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -38,12 +39,19 @@ def test_templates_become_scenarios(bench: Benchmark) -> None:
         scenario = scenario_for(task)
         assert task.available
         found[task_id] = (scenario.flow, scenario.scale, scenario.threshold, len(scenario.fields))
+    # replicated (the default): ELBench's pass mark of 3.0 for every scenario
     assert found == {
-        "knowledge": ("single", 10, 6.0, 6), "question": ("single", 5, 3.0, 5),
+        "knowledge": ("single", 10, 3.0, 6), "question": ("single", 5, 3.0, 5),
         "cross": ("single", 5, 3.0, 15), "guided": ("guided", 5, 3.0, 14),
     }  # fmt: skip
     guided = scenario_for(bench.task("guided"))
-    assert guided.veto_field == "角色一致性" and guided.keep_turns == 3
+    assert guided.runtime == "elbench" and guided.max_turns == 20
+    assert guided.veto_field is None and guided.keep_turns == 3  # ELBench has no code veto
+    assert guided.names["teacher"] == "teacher"
+    assert scenario_for(bench.task("question")).names["teacher"] == "test_model"
+    task = bench.task("guided")
+    corrected = scenario_for(replace(task, options={**task.options, "scoring_version": "corrected"}))
+    assert corrected.veto_field == "角色一致性"
     assert guided.opening == "这是本次一对一辅导所要讲的习题: {question}"
     assert guided.student and guided.teacher[0].role == "system"
 

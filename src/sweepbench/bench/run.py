@@ -654,10 +654,15 @@ class BenchRunner:
                 item, taught.error_type or "judge_error", taught.error or "no evaluation",
                 answer=answer, raw_judge=taught.raw_evaluation,
             )  # fmt: skip
-        reason = f"{scenario.id}: mean {evaluation.score:.2f} (pass at {scenario.threshold:g})"
+        if evaluation.score is None:  # ELBench's "unknown": counted, never a pass
+            reason = f"{scenario.id}: unknown (the evaluation held no readable score)"
+            value = 0.0
+        else:
+            reason = f"{scenario.id}: mean {evaluation.score:.2f} (pass at {scenario.threshold:g})"
+            value = evaluation.score
         if evaluation.vetoed:
             reason += "; vetoed for role confusion"
-        score = Score(evaluation.score, evaluation.result, evaluation.passed, reason, meta)
+        score = Score(value, evaluation.result, evaluation.passed, reason, meta)
         row = self._scored(item, answer, score, judge=judge)
         row.raw_judge = self._scrub(evaluation.raw)
         return row

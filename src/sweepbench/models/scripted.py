@@ -165,6 +165,15 @@ def evaluation_fields(prompt: str) -> list[str]:
     return ["score"]
 
 
+def evaluation_prompt(request: Request) -> str:
+    """The text that shows a teaching evaluation's format: the last user message, or — where
+    the example sits in the system prompt, as ELBench's evaluator sends it — every message."""
+    prompt = last_user_text(request.messages)
+    if EVAL_START in prompt:
+        return prompt
+    return "\n".join(m.content for m in request.messages)
+
+
 def evaluation(prompt: str, score: float, *, veto: bool = False) -> str:
     """A teaching evaluation in the marked format: every field at ``score`` (the first at 1
     with ``veto``)."""
@@ -196,8 +205,8 @@ def guess(request: Request) -> str:
     it asks for ``\\boxed{}``, a number alone on the last line when it asks for the final
     number, otherwise a short plain sentence. Deterministic per prompt."""
     prompt = last_user_text(request.messages)
-    if EVAL_START in prompt:
-        return evaluation(prompt, _pick(prompt, 5) + 1)
+    if EVAL_START in (shown := evaluation_prompt(request)):
+        return evaluation(shown, _pick(prompt, 5) + 1)
     schema = request.settings.response_format or {}
     labels = schema.get("properties", {}).get("judge_result", {}).get("enum")
     if labels:
@@ -361,7 +370,7 @@ class ScriptedModel(Model):
         elif self.base == "student":
             words = student(request).split(" ")
         elif self.base == "evaluator":
-            prompt = last_user_text(request.messages)
+            prompt = evaluation_prompt(request)
             score = 4.0 if self.score is None else self.score
             words = evaluation(prompt, score, veto=self.veto).split(" ")
         elif self.base == "lorem":

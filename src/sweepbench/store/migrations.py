@@ -436,3 +436,13 @@ def m010_bench_reports(conn: Connection) -> None:
         sa.Column("document", sa.Text, nullable=False),
     )
     md.create_all(conn)
+
+
+@migration
+def m011_turn_raw_text(conn: Connection) -> None:
+    """A dialogue turn keeps the reply as the model wrote it when its reasoning was split off
+    at an inline ``</think>`` (ELBench sends earlier turns back from that text)."""
+    column = sa.Column("raw", sa.Text, nullable=True)
+    ddl = sa.schema.CreateColumn(column).compile(dialect=conn.dialect)
+    table = conn.dialect.identifier_preparer.quote("bench_turns")
+    conn.execute(sa.text(f"ALTER TABLE {table} ADD COLUMN {ddl}"))

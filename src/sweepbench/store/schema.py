@@ -303,6 +303,8 @@ bench_turns = sa.Table(
     sa.Column("reasoning", sa.Text, nullable=False),
     sa.Column("usage", sa.Text, nullable=True),  # JSON: the turn's call's tokens
     sa.Column("at", UtcDateTime, nullable=False),
+    # the reply as written when an inline </think> was split off it (m011)
+    sa.Column("raw", sa.Text, nullable=True),
 )
 """Teaching dialogues, one row per finished turn (written with the turn's ``calls`` row)."""
 

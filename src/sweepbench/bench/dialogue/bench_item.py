@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from sweepbench.bench.dialogue.elbench_runtime import EVALUATOR_MAX_TOKENS, as_dialog
 from sweepbench.bench.dialogue.evaluation import Evaluation, EvaluationFailed, evaluation_schema
 from sweepbench.bench.dialogue.flow import Dialogue, DialogueRole, OnTurn, Reply, evaluate, play
 from sweepbench.bench.dialogue.scenario import Scenario, payload_of
@@ -40,9 +41,11 @@ stop the run."""
 
 
 def dialogue_retry(scenario: Scenario, delay_s: float = RETRY_DELAY_S) -> RetryPolicy:
-    """The fixed-interval retry of a dialogue's calls (spec §15.1)."""
+    """The fixed-interval retry of a dialogue's calls (spec §15.1; ELBench: the template's
+    ``retry.attempt``)."""
+    attempts = scenario.call_attempts or ATTEMPTS[scenario.flow]
     return RetryPolicy(
-        max_attempts=ATTEMPTS[scenario.flow], base_delay_s=delay_s, max_delay_s=delay_s,
+        max_attempts=attempts, base_delay_s=delay_s, max_delay_s=delay_s,
         rate_limit_floor_s=delay_s, jitter=0.0,
     )  # fmt: skip
 
@@ -80,7 +83,9 @@ class Taught:
 
     def text(self, scenario: Scenario) -> str:
         """The dialogue as ``role: content`` lines (the item's answer), named as the
-        evaluator read it."""
+        evaluator read it (ELBench: its ``as_dialog()``, without the opening)."""
+        if scenario.runtime == "elbench":
+            return as_dialog(self.dialogue.turns, scenario.names)
         return transcript(self.dialogue.turns, dict(scenario.names))
 
     def metadata(self, scenario: Scenario, item: Item) -> dict[str, Any]:
@@ -96,6 +101,32 @@ class Taught:
             meta["score_items"] = self.evaluation.values
             meta["vetoed"] = self.evaluation.vetoed
         return meta
+
+
+def call_settings(
+    scenario: Scenario, role: DialogueRole, budget: int, schema: dict[str, Any] | None = None
+) -> GenerateSettings:
+    """A dialogue call's settings. The evaluator: thinking off where the model can turn it
+    off (``effort none``), and at temperature 0 except in ELBench's runtime replicated, which
+    sends none; ELBench's evaluator budget is 1,024 tokens. Teacher and student: the role's
+    budget, the model's own temperature."""
+    if role != "evaluator":
+        return GenerateSettings(max_tokens=budget)
+    if scenario.runtime == "elbench":
+        budget = min(budget, EVALUATOR_MAX_TOKENS) if budget else EVALUATOR_MAX_TOKENS
+    return GenerateSettings(
+        max_tokens=budget, temperature=None if scenario.replicated else 0.0, effort="none",
+        response_format=schema,
+    )  # fmt: skip
+
+
+def runtime_payload(scenario: Scenario, item: Item) -> dict[str, Any]:
+    """The fields an item's prompts are filled from: ELBench's runtime fills them from the
+    task's own variables only; sweepbench's adds ``prompt`` (:func:`.scenario.payload_of`)."""
+    raw = item.metadata.get("payload")
+    if scenario.runtime == "elbench" and isinstance(raw, Mapping):
+        return dict(raw)
+    return payload_of(item)
 
 
 async def teach(
@@ -115,12 +146,7 @@ async def teach(
     schema = evaluation_schema(scenario.fields) if scenario.format_mode == "function" else None
 
     async def engine_call(role: DialogueRole, messages: tuple[Message, ...], budget: int) -> Reply:
-        evaluator = role == "evaluator"  # at temperature 0, thinking off where it can be
-        settings = GenerateSettings(
-            max_tokens=budget, temperature=0.0 if evaluator else None,
-            effort="none" if evaluator else None,
-            response_format=schema if evaluator else None,
-        )  # fmt: skip
+        settings = call_settings(scenario, role, budget, schema)
         request = Request(models[role], messages, settings)
         result, attempts = await call(ROLE_OF[role], request, item.key, retry)
         tally.attempts += attempts
@@ -135,7 +161,7 @@ async def teach(
                  "reasoning_tokens": result.usage.reasoning_tokens}  # fmt: skip
         return Reply(result.text, result.reasoning, usage)
 
-    payload = payload_of(item)
+    payload = runtime_payload(scenario, item)
     played = list(turns)  # what a failed dialogue keeps: every finished turn
 
     async def kept(index: int, turn: Turn) -> None:

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sweepbench.bench.dialogue import elbench_runtime
 from sweepbench.bench.dialogue.scenario import FormatField, Scenario, filled
 from sweepbench.bench.dialogue.turns import Turn, transcript
 from sweepbench.models.base import Message
@@ -40,15 +41,24 @@ class Evaluation:
 
     values: dict[str, Any]
     """The evaluation JSON (after the veto)."""
-    score: float
+    score: float | None
+    """The mean of its numbers; None when ELBench would record it ``unknown`` (no number, or
+    no readable reply after every attempt)."""
     passed: bool
     vetoed: bool
     raw: str
 
     @property
     def result(self) -> str:
-        """``pass`` or ``fail``."""
+        """``pass``, ``fail`` or ``unknown``."""
+        if self.score is None:
+            return "unknown"
         return "pass" if self.passed else "fail"
+
+    @classmethod
+    def unknown(cls, raw: str, values: dict[str, Any] | None = None) -> Evaluation:
+        """An evaluation ELBench records as ``unknown``: no score, not a pass."""
+        return cls(values or {}, None, False, False, raw)
 
 
 def format_example(fields: Sequence[FormatField]) -> str:
@@ -71,7 +81,10 @@ def evaluation_messages(
     scenario: Scenario, payload: Mapping[str, Any], turns: Sequence[Turn]
 ) -> tuple[Message, ...]:
     """The evaluator's messages: the rubric (filled), then the task fields, the dialogue and
-    the format with its example, added to the last user message."""
+    the format with its example, added to the last user message; in ELBench's runtime, as
+    ELBench sends them (:func:`.elbench_runtime.evaluator_messages`)."""
+    if scenario.runtime == "elbench":
+        return elbench_runtime.evaluator_messages(scenario, payload, turns)
     rubric = filled(scenario.evaluation, payload) or (Message("user", ""),)
     fields = "\n".join(
         f"- {f.name} ({f.type}){': ' + f.description if f.description else ''}"
@@ -176,3 +189,20 @@ def judged(raw: str, scenario: Scenario) -> Evaluation | None:
         return None
     score = sum(leaves) / len(leaves)
     return Evaluation(values, score, score >= scenario.threshold, vetoed, raw)
+
+
+def judged_as_elbench(raw: str, scenario: Scenario) -> Evaluation | None:
+    """The evaluation of one reply as ELBench's runtime reads it (replicated): None when the
+    reply cannot be read (it is asked again); otherwise every number of the object, with no
+    veto, its mean the score, ``unknown`` when it holds none."""
+    try:
+        value = elbench_runtime.parse_reply(raw)
+    except elbench_runtime.Unreadable:
+        return None
+    values = value if isinstance(value, dict) else {"value": value}
+    # a non-finite number (NaN) is left out: it would make every mean and range NaN
+    numbers = [n for n in elbench_runtime.numeric_items(value) if math.isfinite(n)]
+    if not numbers:
+        return Evaluation.unknown(raw, values)
+    score = sum(numbers) / len(numbers)
+    return Evaluation(values, score, score >= scenario.threshold, False, raw)

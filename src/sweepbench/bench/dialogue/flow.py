@@ -14,15 +14,17 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from sweepbench.bench.dialogue import elbench_runtime
 from sweepbench.bench.dialogue.ending import ends_lesson
 from sweepbench.bench.dialogue.evaluation import (
     Evaluation,
     EvaluationFailed,
     evaluation_messages,
     judged,
+    judged_as_elbench,
 )
 from sweepbench.bench.dialogue.scenario import EVALUATOR_MIN_TOKENS, Scenario, fill, filled
-from sweepbench.bench.dialogue.turns import Turn, messages_for
+from sweepbench.bench.dialogue.turns import Turn, messages_for, runtime_messages
 from sweepbench.models.base import Message
 
 DialogueRole = Literal["teacher", "student", "evaluator"]
@@ -63,15 +65,34 @@ class Dialogue:
 
 
 def ending(scenario: Scenario, turns: Sequence[Turn]) -> Ending | None:
-    """How the dialogue has ended, or None while it goes on."""
-    if not turns or turns[-1].speaker != "teacher":
+    """How the dialogue has ended, or None while it goes on. ELBench's runtime counts its
+    superstep budget over teacher and student turns together (replicated: a lesson may end on
+    a student turn); otherwise the limit is in teacher turns and a lesson ends on one."""
+    if not turns:
         return None
-    if scenario.flow == "single":
-        return "single"
-    if ends_lesson(turns[-1].content, scenario.end_keywords):
-        return "keyword"
+    last = turns[-1]
+    if last.speaker == "teacher":
+        if scenario.flow == "single":
+            return "single"
+        if _ends(scenario, last):
+            return "keyword"
+    if scenario.max_turns is not None and scenario.replicated:
+        played = sum(1 for t in turns if t.speaker != "opening")
+        return "step_limit" if played >= scenario.max_turns else None
+    limit = scenario.teacher_turn_limit()
     steps = sum(1 for t in turns if t.speaker == "teacher")
-    return "step_limit" if steps >= scenario.max_steps else None
+    if last.speaker == "teacher" and limit is not None and steps >= limit:
+        return "step_limit"
+    return None
+
+
+def _ends(scenario: Scenario, turn: Turn) -> bool:
+    """The teacher's turn closes the lesson: ELBench's router looks for each keyword, as
+    written, in the text lower-cased with ``<think>`` pairs removed."""
+    if scenario.runtime == "elbench":
+        said = elbench_runtime.without_think_pairs(turn.sent_text).lower()
+        return any(keyword in said for keyword in scenario.end_keywords)
+    return ends_lesson(turn.content, scenario.end_keywords)
 
 
 async def play(
@@ -93,23 +114,51 @@ async def play(
             if stored is not None:
                 await stored
 
+    elbench = scenario.runtime == "elbench"
+    fill_in = _fill_as_elbench if elbench else fill
     if scenario.flow == "guided" and not dialogue.turns and scenario.opening:
-        await add(Turn("opening", fill(scenario.opening, payload)))
+        await add(Turn("opening", fill_in(scenario.opening, payload)))
     single = scenario.flow == "single"  # a guided role's history holds its user turns
-    teacher_prompts = filled(scenario.teacher, payload, ask=single)
-    student_prompts = filled(scenario.student, payload, ask=False)
+    if elbench:
+        teacher_prompts = _filled_as_elbench(scenario.teacher, payload, ask=single)
+        student_prompts = _filled_as_elbench(scenario.student, payload, ask=False)
+    else:
+        teacher_prompts = filled(scenario.teacher, payload, ask=single)
+        student_prompts = filled(scenario.student, payload, ask=False)
     while (ended := ending(scenario, dialogue.turns)) is None:
         speaker: Literal["teacher", "student"] = (
             "student" if dialogue.turns and dialogue.turns[-1].speaker == "teacher" else "teacher"
         )
         prompts = teacher_prompts if speaker == "teacher" else student_prompts
-        messages = messages_for(speaker, prompts, dialogue.turns, scenario.keep_turns)
-        if speaker == "student":
-            messages = _student_view(messages)
+        if elbench:
+            messages = runtime_messages(
+                speaker, prompts, dialogue.turns, scenario.keep_turns,
+                opening_for_student=scenario.opening_is_the_students,
+            )  # fmt: skip
+        else:
+            messages = messages_for(speaker, prompts, dialogue.turns, scenario.keep_turns)
+            if speaker == "student":
+                messages = _student_view(messages)
         reply = await call(speaker, messages, budgets[speaker])
-        await add(Turn(speaker, reply.text, reply.reasoning, dict(reply.usage)))
+        await add(Turn.of_reply(speaker, reply.text, reply.reasoning, dict(reply.usage)))
     dialogue.ended = ended
     return dialogue
+
+
+def _fill_as_elbench(template: str, payload: Mapping[str, Any]) -> str:
+    return elbench_runtime.replace_variables(template, payload)
+
+
+def _filled_as_elbench(
+    messages: Sequence[Message], payload: Mapping[str, Any], *, ask: bool
+) -> tuple[Message, ...]:
+    """A template's prompt list filled as ELBench fills it, every entry sent as written; with
+    ``ask`` (a single-turn task, which has no history), one with no user message repeats its
+    system text as the user message (a chat API needs one; ELBench's templates all have one)."""
+    out = tuple(Message(m.role, _fill_as_elbench(m.content, payload)) for m in messages)
+    if ask and out and not any(m.role == "user" for m in out):
+        out = (*out, Message("user", "\n\n".join(m.content for m in out if m.role == "system")))
+    return out
 
 
 def _student_view(messages: tuple[Message, ...]) -> tuple[Message, ...]:
@@ -134,13 +183,17 @@ async def evaluate(
     """Ask the evaluator; a reply without a usable evaluation is asked again, and after
     ``attempts`` of them :class:`EvaluationFailed` (with the last reply) is raised."""
     messages = evaluation_messages(scenario, payload, turns)
+    if scenario.runtime == "elbench":
+        attempts = scenario.evaluation_attempts
     raw = ""
     for _ in range(max(attempts, 1)):
         reply = await call("evaluator", messages, max(budget, EVALUATOR_MIN_TOKENS))
         raw = reply.text
-        result = judged(raw, scenario)
+        result = judged_as_elbench(raw, scenario) if scenario.replicated else judged(raw, scenario)
         if result is not None:
             return result
+    if scenario.replicated:  # ELBench records the evaluation as unknown: not a pass
+        return Evaluation.unknown(raw)
     raise EvaluationFailed("the evaluator's reply held no usable evaluation", raw)
 
 

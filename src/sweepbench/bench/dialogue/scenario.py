@@ -13,12 +13,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sweepbench.bench.dialogue import prompts
+from sweepbench.bench.dialogue import elbench_runtime, prompts
 from sweepbench.bench.dialogue.ending import END_KEYWORDS
 from sweepbench.bench.items import Item, Task
+from sweepbench.bench.scoring.versions import DEFAULT_SCORING_VERSION, rules_for
 from sweepbench.errors import DataError
 from sweepbench.models.base import Message
 
+Runtime = Literal["sweepbench", "elbench"]
+"""Whose rules play and evaluate a dialogue: sweepbench's own (declared dialogue tasks), or
+ELBench's runtime (tasks built from ELBench's templates; :mod:`.elbench_runtime`), which the
+``corrected`` scoring version amends where a rule of it is a defect (docs/benchmarks.md)."""
 Flow = Literal["single", "guided"]
 """``single``: one teacher turn, then the evaluation (knowledge, question, cross);
 ``guided``: teacher and student take turns until an end keyword or the step limit."""
@@ -72,7 +77,39 @@ class Scenario:
     names: Mapping[str, str] = field(
         default_factory=lambda: {"opening": "student", "teacher": "teacher", "student": "student"}
     )
-    """How each speaker is named in the transcript the evaluator reads."""
+    """How each speaker is named in the transcript the evaluator reads (ELBench: the
+    template's agent names, so ``test_model`` for some single-turn tasks)."""
+    runtime: Runtime = "sweepbench"
+    version: str = DEFAULT_SCORING_VERSION
+    """The run's scoring version (``replicated`` or ``corrected``)."""
+    max_turns: int | None = None
+    """ELBench, guided: the superstep budget, ``min(recursion_limit, 20)`` model calls,
+    teacher's and student's together (:func:`.elbench_runtime.superstep_limit`)."""
+    evaluation_attempts: int = 2
+    """Evaluator replies tried before an evaluation is unknown (ELBench: the template's
+    ``retry.attempt``) or a failure (sweepbench: one retry, as for the judge)."""
+    call_attempts: int | None = None
+    """Attempts of each call (ELBench: the template's ``retry.attempt``); None: by flow."""
+
+    @property
+    def replicated(self) -> bool:
+        """ELBench's runtime exactly as its code runs it (not amended)."""
+        return self.runtime == "elbench" and self.version == "replicated"
+
+    @property
+    def opening_is_the_students(self) -> bool:
+        """Whether the student's history holds the seeded opening: as a user message in
+        ELBench's runtime (replicated); never in sweepbench's or corrected."""
+        return self.replicated
+
+    def teacher_turn_limit(self) -> int | None:
+        """Teacher turns after which a lesson ends on a teacher turn, or None when the limit
+        counts supersteps instead (ELBench replicated: it may end on a student turn)."""
+        if self.max_turns is None:
+            return self.max_steps
+        if self.replicated:
+            return None
+        return (self.max_turns + 1) // 2  # corrected: the same budget, the teacher's last word
 
 
 def fill(template: str, payload: Mapping[str, Any]) -> str:
@@ -165,6 +202,30 @@ def scenario_from_options(task_id: str, options: Mapping[str, Any]) -> Scenario:
     mode = str(options.get("format_mode") or "prompt")
     if mode not in ("prompt", "function"):
         raise DataError(f"{where}.format_mode: {mode!r} is not prompt or function")
+    runtime = str(options.get("runtime") or "sweepbench")
+    if runtime not in ("sweepbench", "elbench"):
+        raise DataError(f"{where}.runtime: {runtime!r} is not sweepbench or elbench")
+    version = rules_for(str(options.get("scoring_version") or DEFAULT_SCORING_VERSION)).version
+    elbench = runtime == "elbench"
+    threshold = float(options.get("pass_threshold", default_threshold))
+    if elbench and version == "replicated":
+        threshold = elbench_runtime.PASS_THRESHOLD
+    extra: dict[str, Any] = {}
+    if elbench:
+        retry = options.get("retry") if isinstance(options.get("retry"), Mapping) else {}
+        attempts = _whole(retry.get("attempt"), elbench_runtime.DEFAULT_ATTEMPTS)
+        extra = {
+            "runtime": "elbench",
+            "max_turns": elbench_runtime.superstep_limit(options.get("recursion_limit"))
+            if guided
+            else None,
+            "evaluation_attempts": attempts,
+            "call_attempts": attempts,
+            "names": {"teacher": "teacher", "student": "student",
+                      **dict(options.get("names") or {}), "opening": "opening"},
+        }  # fmt: skip
+        if version == "replicated":  # ELBench only asks for the veto in its rubric
+            veto = None
     return Scenario(
         id=str(options.get("scenario_id") or task_id),
         flow="guided" if guided else "single",
@@ -176,12 +237,23 @@ def scenario_from_options(task_id: str, options: Mapping[str, Any]) -> Scenario:
         evaluation=_messages(options.get("rubric", ""), f"{where}.rubric"),
         fields=fields,
         scale=scale,
-        threshold=float(options.get("pass_threshold", default_threshold)),
+        threshold=threshold,
         keep_turns=int(options.get("keep_turns", KEEP_TURNS)),
         max_steps=int(options.get("max_steps", MAX_STEPS)),
         veto_field=None if veto is None else str(veto),
         format_mode="function" if mode == "function" else "prompt",
+        version=version,
+        **extra,
     )
+
+
+def _whole(value: Any, default: int) -> int:
+    """A whole number of at least 1 from a template, else ``default``."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return default
+    return number if number >= 1 else default
 
 
 def scenario_for(task: Task) -> Scenario:
@@ -191,8 +263,10 @@ def scenario_for(task: Task) -> Scenario:
         return options
     if not isinstance(options, Mapping):
         raise DataError(f"{task.id}: a dialogue task needs options.dialogue")
-    # the task's own scale and threshold (they normalise its score) are the scenario's too
-    inherited = {k: task.options[k] for k in ("scale", "pass_threshold") if k in task.options}
+    # the task's own scale and threshold (they normalise its score) are the scenario's too,
+    # and the run's scoring version (stamped on the task by the plan) says which rules play it
+    names = ("scale", "pass_threshold", "scoring_version")
+    inherited = {k: task.options[k] for k in names if k in task.options}
     return scenario_from_options(task.id, {**inherited, **options})
 
 

@@ -47,6 +47,7 @@ def write_turns(conn: Connection, run_id: str, turns: Sequence[StoredTurn]) -> N
                 "run_id": run_id, "key": t.key, "turn": t.index, "speaker": t.turn.speaker,
                 "content": t.turn.content, "reasoning": t.turn.reasoning,
                 "usage": json.dumps(t.turn.usage) if t.turn.usage else None, "at": now,
+                "raw": t.turn.raw or None,
             }
             for t in turns
         ],
@@ -68,7 +69,7 @@ def read_turns(store: Store, run_id: str, key: str) -> list[Turn]:
             break
         usage = json.loads(row.usage) if row.usage else {}
         stored = {"role": row.speaker, "content": row.content, "reasoning": row.reasoning,
-                  "usage_metadata": usage}  # fmt: skip
+                  "usage_metadata": usage, "raw": row.raw or ""}  # fmt: skip
         turns.append(Turn.from_json(stored))
     return turns
 
