@@ -2,14 +2,91 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from sweepbench.bench.record import dump_record, load_record
+from sweepbench.bench.record import RunRecord, dump_record, load_record
 from sweepbench.bench.storage import BenchStore, RunRow
+from sweepbench.leaderboard.catalogue import elbench_catalogue
+from sweepbench.leaderboard.published import PAPER_JUDGE, load_published
 from sweepbench.store import Store
 
 GOLDEN = Path(__file__).resolve().parents[1] / "bench/golden/run_record_v1.json"
 """The golden run record (an incomplete run)."""
+
+
+ELBENCH_MODEL = "openrouter/example/teacher-1"
+"""The model of :func:`elbench_record`'s run."""
+
+
+def elbench_record(task_scores: Mapping[str, float], *, run_id: str = "") -> RunRecord:
+    """A complete core-scope ELBench run record on the paper's judge's board (no answers behind
+    it): every core task with the published question count and the score given (0–100; 50 for
+    a task not given), the areas their count-weighted means, overall the mean of the areas."""
+    golden = load_record(GOLDEN.read_text("utf-8"))
+    catalogue = elbench_catalogue()
+    counts = load_published().models[0].tasks
+    tasks = catalogue.in_scope("core")
+    task_part: dict[str, dict[str, Any]] = {}
+    score_part: dict[str, dict[str, Any]] = {}
+    for task_id, task in tasks.items():
+        n = counts[task_id].count
+        task_part[task_id] = {"items": n, "selected": n, "scored": n, "failed": 0, "unasked": 0,
+                              "complete": True, "area": task.area}  # fmt: skip
+        score = task_scores.get(task_id, 50.0)
+        score_part[task_id] = {"score": score, "low": None, "high": None, "n": n,
+                               "mean_score": score / 100, "pass_rate": score / 100}  # fmt: skip
+    area_part: dict[str, dict[str, Any]] = {}
+    area_scores: dict[str, dict[str, Any]] = {}
+    for key, label in catalogue.areas.items():
+        mine = [t for t, task in tasks.items() if task.area == key]
+        n = sum(task_part[t]["items"] for t in mine)
+        area_part[key] = {"items": n, "selected": n, "scored": n, "failed": 0, "unasked": 0,
+                          "complete": True, "label": label, "tasks": len(mine),
+                          "tasks_selected": len(mine), "tasks_scored": len(mine)}  # fmt: skip
+        mean = sum(task_part[t]["items"] * score_part[t]["score"] for t in mine) / n
+        area_scores[key] = {"score": mean, "low": None, "high": None, "n": n,
+                            "mean_score": mean / 100, "pass_rate": mean / 100}  # fmt: skip
+    total = sum(a["items"] for a in area_part.values())
+    overall = sum(a["score"] for a in area_scores.values()) / len(area_scores)
+    data = golden.model_dump(mode="json")
+    price = {"input_per_million": "0.5", "output_per_million": "1.5", "cache_read_per_million":
+             None, "cache_write_per_million": None, "source": "test", "date": None}  # fmt: skip
+    data.update(
+        run_id=run_id or "openrouter_example_teacher-1-20260430-091205-0e1b0e1b",
+        benchmark={**data["benchmark"], "id": "elbench", "name": "ELBench"},
+        status="completed", reason=None, spent_usd="0.5",
+        roles={"target": {"model": ELBENCH_MODEL, "spent_usd": "0.4"},
+               "judge": {"model": PAPER_JUDGE, "spent_usd": "0.1"}},
+        prices={ELBENCH_MODEL: price, PAPER_JUDGE: price},
+        coverage={"tasks": task_part, "areas": area_part,
+                  "overall": {"items": total, "selected": total, "scored": total, "failed": 0,
+                              "unasked": 0, "complete": True, "all_areas_present": True}},
+        scores={"tasks": score_part, "areas": area_scores,
+                "overall": {"score": overall, "low": None, "high": None, "n": total,
+                            "mean_score": overall / 100, "pass_rate": overall / 100}},
+        counts={"scored": total, "failed": 0, "errors_by_type": {}, "left_out": 0},
+    )  # fmt: skip
+    return load_record(json.dumps(data))
+
+
+def store_record(record: RunRecord) -> str:
+    """Store a record as an ELBench run in the current home's store; its run id."""
+    with Store.open() as store:
+        bench = BenchStore(store)
+        bench.create_run(
+            RunRow(
+                id=record.run_id, config_hash=record.settings.hash, benchmark="elbench",
+                model=record.roles["target"].model,
+                judge=record.roles["judge"].model if "judge" in record.roles else None,
+                status=record.status, reason=record.reason, created_at=record.created_at,
+                updated_at=record.updated_at, items=record.coverage.overall.selected,
+            )
+        )  # fmt: skip
+        bench.set_record(record.run_id, dump_record(record))
+    return record.run_id
 
 
 def store_golden_run(*, as_elbench: bool = False) -> str:

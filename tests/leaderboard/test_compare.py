@@ -16,6 +16,8 @@ from sweepbench.bench.storage import BenchStore
 from sweepbench.cli.leaderboard_compare import register
 from sweepbench.errors import UserError
 from sweepbench.leaderboard.compare import Entry, Layout, LayoutArea, compare
+from sweepbench.leaderboard.published import TASK_FIGURES_MARK, TEACHING_MARK
+from sweepbench.leaderboard.rows import REVISION_MARK
 from sweepbench.store import Store
 from tests.helpers import run_cli
 
@@ -40,7 +42,13 @@ def entries() -> list[Entry]:
         layout=LAYOUT,
     )
     second = Entry("run:two", "model-two", {"t1": 40.0, "t3": 60.0}, layout=LAYOUT)
-    published = Entry.published("big", {"t1": 80.0, "t2": 20.0, "t3": 30.0, "t9": 1.0})
+    published = Entry.published(
+        "big",
+        {"t1": 80.0, "t2": 20.0, "t3": 30.0, "t9": 1.0},
+        areas={"math": 55.0, "talk": 31.0},
+        overall=43.0,
+        revised={"talk"},
+    )
     return [first, second, published]
 
 
@@ -50,14 +58,20 @@ def entries() -> list[Entry]:
 def test_task_rows_are_the_first_entrys_tasks_with_dashes_and_a_matched_mean() -> None:
     result = compare(entries(), by="task")
     assert result.header() == ["Task", "run:one", "run:two", "official:big"]
-    assert result.rows() == [
-        ["t1", "50.0", "40.0", "80.0"],
-        ["t2", "70.0", "—", "20.0"],
-        ["t3", "90.0", "60.0", "30.0"],
-        ["Mean over 2 matched tasks", "70.0", "50.0", "55.0"],
+    assert result.rows() == [  # a published row's task figures: the revision's, marked †
+        ["t1", "50.0", "40.0", "80.0 †"],
+        ["t2", "70.0", "—", "20.0 †"],
+        ["t3", "90.0", "60.0", "30.0 †"],
+        ["Mean over 2 matched tasks", "70.0", "50.0", "55.0 †"],
     ]
     assert (result.matched, result.tasks) == (2, 3)
     assert result.note.startswith("2 of 3 tasks matched")
+    assert result.notes == [result.note, TASK_FIGURES_MARK]
+    assert TASK_FIGURES_MARK == (
+        "† Task figures: 2026-06-08 revision, which does not add up to the final table."
+    )
+    # two runs alone: nothing marked, nothing to explain
+    assert compare(entries()[:2]).notes == [compare(entries()[:2]).note]
 
 
 def test_the_first_entry_decides_the_rows() -> None:
@@ -70,7 +84,7 @@ def test_the_first_entry_decides_the_rows() -> None:
         "t9",
         "Mean over 3 matched tasks",
     ]
-    assert result.rows()[3] == ["t9", "1.0", "—"]
+    assert result.rows()[3] == ["t9", "1.0 †", "—"]
     result = compare([second, first], by="task")
     assert [row[0] for row in result.rows()] == ["t1", "t3", "Mean over 2 matched tasks"]
 
@@ -89,15 +103,71 @@ def test_nothing_matched_gives_a_dash_mean() -> None:
 def test_area_rows_show_partial_where_an_entry_covers_only_some_tasks() -> None:
     result = compare(entries(), by="area")
     assert result.header() == ["Area", "run:one", "run:two", "official:big"]
-    assert result.rows() == [
-        ["Math", "62.0", "partial (1/2)", "50.0"],  # a published row: the mean of its tasks
-        ["Talk", "90.0", "60.0", "30.0"],
-        ["Overall", "76.0", "partial (2/3)", "40.0"],  # no overall given: mean of the areas
+    assert result.rows() == [  # a published row: its final figures, never its tasks' mean
+        ["Math", "62.0", "partial (1/2)", "55.0"],
+        ["Talk", "90.0", "60.0", "31.0 †"],
+        ["Overall", "76.0", "partial (2/3)", "43.0"],
     ]
+    assert result.notes == [result.note, REVISION_MARK]
     data = result.as_json()
     assert data["by"] == "area"
+    assert data["marks"] == [REVISION_MARK]
     math_row = data["rows"][0]
-    assert math_row["cells"][1] == {"score": None, "covered": 1, "of": 2, "text": "partial (1/2)"}
+    assert math_row["cells"][1] == {
+        "score": None, "covered": 1, "of": 2, "text": "partial (1/2)", "mark": None,
+    }  # fmt: skip
+    assert data["rows"][1]["cells"][2]["mark"] == "†"
+
+
+def test_a_published_row_never_makes_an_area_from_its_task_figures() -> None:
+    """Task figures of another revision do not add up to the final table: a published row
+    without a final figure for an area shows a dash, whatever tasks it covers, and one with
+    final figures shows them even where its task figures are partial."""
+    run = entries()[0]
+    tasks_only = Entry.published("tasks-only", {"t1": 80.0, "t2": 20.0, "t3": 30.0})
+    finals = Entry.published("finals", {"t1": 10.0}, areas={"math": 70.0, "talk": 90.0},
+                             overall=80.0)  # fmt: skip
+    rows = compare([run, tasks_only, finals], by="area").rows()
+    assert rows == [
+        ["Math", "62.0", "—", "70.0"],
+        ["Talk", "90.0", "—", "90.0"],
+        ["Overall", "76.0", "—", "80.0"],
+    ]
+
+
+TEACHING_LAYOUT = Layout(
+    (
+        LayoutArea("math", "Math", ("t1", "t2")),
+        LayoutArea("teach", "Teaching", ("guided",)),
+    )
+)
+
+
+def test_a_runs_teaching_beside_a_published_one_is_marked() -> None:
+    run = Entry("run:one", "model-one", {"t1": 50.0, "t2": 70.0, "guided": 40.0},
+                areas={"math": 60.0, "teach": 40.0}, overall=50.0,
+                layout=TEACHING_LAYOUT)  # fmt: skip
+    published = Entry.published("big", {"t1": 80.0, "t2": 20.0, "guided": 0.0},
+                                areas={"math": 50.0, "teach": 94.4}, overall=72.2,
+                                teaching={"guided"})  # fmt: skip
+    by_area = compare([run, published], by="area")
+    assert by_area.rows() == [
+        ["Math", "60.0", "50.0"],
+        ["Teaching ‡", "40.0", "94.4"],
+        ["Overall ‡", "50.0", "72.2"],
+    ]
+    assert by_area.notes == [by_area.note, TEACHING_MARK]
+    assert [r["mark"] for r in by_area.as_json()["rows"]] == [None, "‡", "‡"]
+    by_task = compare([run, published], by="task")
+    assert [row[0] for row in by_task.rows()] == ["t1", "t2", "guided ‡",
+                                                  "Mean over 3 matched tasks"]  # fmt: skip
+    assert by_task.notes == [by_task.note, TASK_FIGURES_MARK, TEACHING_MARK]
+    # published rows alone: no run's Teaching score stands beside them
+    other = Entry.published("small", {"guided": 10.0}, areas={"teach": 50.0},
+                            teaching={"guided"})  # fmt: skip
+    alone = compare([published, other], by="area", layout=TEACHING_LAYOUT)
+    assert [row[0] for row in alone.rows()] == ["Math", "Teaching", "Overall"]
+    assert TEACHING_MARK not in alone.notes
 
 
 def test_an_area_with_none_of_its_tasks_is_a_dash() -> None:

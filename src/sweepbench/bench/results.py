@@ -48,12 +48,14 @@ from sweepbench.bench.results_table import (
 )
 from sweepbench.bench.results_text import (
     PARTIAL_NOTE,
+    TEACHING_NOTE,
     Outcome,
     Surface,
     format_money,
     format_score,
     outcome_text,
     scores_line,
+    teaching_note,
 )
 
 __all__ = [
@@ -62,6 +64,7 @@ __all__ = [
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
     "PARTIAL_NOTE",
+    "TEACHING_NOTE",
     "AreaResult",
     "DetailRow",
     "Interval",
@@ -81,6 +84,7 @@ __all__ = [
     "summarise",
     "summary_csv",
     "task_scale",
+    "teaching_note",
     "weighted_area_score",
 ]
 

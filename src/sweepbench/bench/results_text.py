@@ -82,13 +82,36 @@ def outcome_text(
 
 
 PARTIAL_NOTE = "A partial run is too small to compare with the leaderboard."
+TEACHING_NOTE = (
+    "Teaching was scored by ELBench's runtime evaluator, the only Teaching scoring a run can "
+    "replicate; the published Teaching figures come from a per-dialogue re-judge whose "
+    "procedure is not in ELBench's repository, so this run's Teaching score and a published "
+    "one are not the same measurement."
+)
+"""Said of an ELBench run with a Teaching task (issue 25: never shown as the same measurement
+as the published Teaching figure without this)."""
+
+
+def teaching_note(summary: Summary) -> str | None:
+    """:data:`TEACHING_NOTE` for an ELBench run with a scored task of ELBench's teaching
+    runtime (from its shipped registry); None for any other run."""
+    if summary.benchmark != "elbench" or not summary.tasks:
+        return None
+    from sweepbench.bench.sources.elbench_registry import load_registry
+
+    runtime = {t.id for t in load_registry().tasks if t.grading == "runtime"}
+    return TEACHING_NOTE if any(t.task in runtime for t in summary.tasks) else None
 
 
 def scores_line(summary: Summary) -> str:
     """ "Scores on the questions that ran: Knowledge & reasoning 71.2 · Safety 80.4 · …" (areas
-    present, one decimal), with the partial-run note when the run does not cover its scope."""
+    present, one decimal), with the partial-run note when the run does not cover its scope
+    and :func:`teaching_note` for an ELBench run with a Teaching task."""
     if not summary.areas:
         return "No questions were scored."
     parts = " · ".join(f"{a.label} {format_score(a.score_100)}" for a in summary.areas)
     line = f"Scores on the questions that ran: {parts}"
-    return line if summary.covers_scope else f"{line}. {PARTIAL_NOTE}"
+    if not summary.covers_scope:
+        line = f"{line}. {PARTIAL_NOTE}"
+    teaching = teaching_note(summary)
+    return f"{line.removesuffix('.')}. {teaching}" if teaching else line

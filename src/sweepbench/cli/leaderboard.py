@@ -121,10 +121,9 @@ def board(
     out = Console()
     out.print(_table(result, title))
     if any(p.score.note for p in result.placed):
-        out.print(
-            "† Stands partly or wholly on the 2026-06-08 revision's per-task figures: the final "
-            "figures cannot be reconstructed for this scope."
-        )
+        from sweepbench.leaderboard.rows import REVISION_MARK
+
+        out.print(REVISION_MARK)
     if chart is not None:
         out.print(f"Chart written to {chart}")
     for line in lines:
@@ -144,7 +143,7 @@ def published(
 ) -> None:
     """The published results (paper scope, with their 95% ranges), or one model's tasks."""
     from sweepbench.leaderboard.catalogue import elbench_catalogue
-    from sweepbench.leaderboard.published import load_published
+    from sweepbench.leaderboard.published import TEACHING_PROVENANCE, load_published
 
     snapshot = load_published()
     catalogue = elbench_catalogue()
@@ -165,6 +164,7 @@ def published(
             "to the final table."
         )
     out.print(f"[dim]{snapshot.provenance}[/dim]")
+    out.print(TEACHING_PROVENANCE, style="dim", markup=False)
 
 
 # ---------------------------------------------------------------- helpers

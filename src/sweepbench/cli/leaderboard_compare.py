@@ -4,6 +4,7 @@ runs (spec §17.8; issue 15, item 7). :func:`register` adds the command to a Typ
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import typer
@@ -13,8 +14,9 @@ from rich.table import Table
 from sweepbench.bench.record import load_record
 from sweepbench.bench.storage import BenchStore
 from sweepbench.errors import UserError
-from sweepbench.leaderboard.compare import Comparison, Entry, View, compare
+from sweepbench.leaderboard.compare import Comparison, Entry, Layout, View, compare
 from sweepbench.leaderboard.paired import PairedResult, item_values, paired_difference
+from sweepbench.leaderboard.rows import Scope
 from sweepbench.store import Store
 
 RUN_PREFIX = "run:"
@@ -36,30 +38,45 @@ def run_entry(runs: BenchStore, run_id: str) -> Entry:
     return Entry.of_record(load_record(row.record, where=f"run {row.id}'s record"))
 
 
-def official_entry(model: str) -> Entry:
-    """A published model's entry: its per-task figures (0–100) and, per area, their
-    count-weighted mean. UserError when the published rows are not available or the model
-    is not among them."""
+def official_entry(model: str, scope: Scope) -> Entry:
+    """A published model's entry in ``scope``: its final area and overall figures (as the
+    board shows them) and the 2026-06-08 revision's task figures, marked. UserError when the
+    published rows are not available or the model is not among them."""
     try:
-        from sweepbench.leaderboard.published import load_published, revision_area_score
+        from sweepbench.leaderboard.catalogue import elbench_catalogue
+        from sweepbench.leaderboard.published import load_published
+        from sweepbench.leaderboard.sources import published_entry
     except ImportError:
         raise UserError(
             f"published rows are not available yet in this sweepbench, so {OFFICIAL_PREFIX}"
             f"{model} cannot be compared"
         ) from None
-    snapshot = load_published()
-    found = snapshot.model(model)
-    if found is None:
-        known = ", ".join(m.key for m in snapshot.models[:5])
-        raise UserError(f"no published model {model!r} (for example: {known}…)")
-    tasks = {task_id: 100.0 * t.score for task_id, t in found.tasks.items()}
-    areas = {t.area for t in found.tasks.values()}
-    return Entry(
-        key=f"{OFFICIAL_PREFIX}{found.key}",
-        label=found.display_name,
-        tasks=tasks,
-        areas={area: revision_area_score(found, area) for area in sorted(areas)},
-    )
+    return published_entry(load_published(), elbench_catalogue(), scope, model)
+
+
+def published_layout(scope: Scope) -> Layout:
+    """ELBench's areas and tasks of ``scope``: the rows when only published results are
+    compared."""
+    from sweepbench.leaderboard.catalogue import elbench_catalogue
+
+    return Layout.of_catalogue(elbench_catalogue(), scope)
+
+
+def comparison_scope(chosen: str | None, runs: Sequence[Entry]) -> Scope:
+    """The scope published rows are compared in: ``--scope``, else the first run's, else core.
+    UserError for an unknown scope or a run scored in another scope than the one chosen."""
+    if chosen is not None and chosen not in ("core", "paper"):
+        raise UserError(f"--scope is core or paper, not {chosen!r}")
+    scope: Scope = "paper" if chosen == "paper" else "core"
+    if chosen is None:
+        scope = next((r.scope for r in runs if r.scope is not None), "core")
+    for run in runs:
+        if run.scope is not None and run.scope != scope:
+            raise UserError(
+                f"{run.key} was scored in {run.scope} scope: compare it with published results "
+                f"in the same scope (--scope {run.scope})"
+            )
+    return scope
 
 
 def _run_id(key: str) -> str | None:
@@ -93,7 +110,7 @@ def comparison_table(comparison: Comparison) -> Table:
     table.add_column(header[0], overflow="fold")
     for entry in comparison.entries:
         table.add_column(f"{entry.label}\n{entry.key}", justify="right", overflow="fold")
-    for line, row in zip(comparison.lines, comparison.rows(), strict=True):
+    for line, row in zip(comparison.lines, comparison.rows(), strict=True):  # labels marked
         table.add_row(
             *row,
             end_section=line.kind in ("mean",),
@@ -110,13 +127,24 @@ def compare_command(
     by: Annotated[
         str, typer.Option("--by", help="task (matched subset) or area.", metavar="task|area")
     ] = "task",
+    scope: Annotated[
+        str | None,
+        typer.Option(
+            "--scope",
+            help="The published results' scope: core or paper (default: the first run's, "
+            "else core).",
+            metavar="core|paper",
+        ),
+    ] = None,
     paired: Annotated[
         bool,
         typer.Option("--paired", help="With exactly two runs: a paired test on shared items."),
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object, for scripts.")] = False,
 ) -> None:
-    """Results side by side, task by task or by area; --paired tests two runs item by item."""
+    """Results side by side, task by task or by area; --paired tests two runs item by item.
+    Published results show their final area and overall figures; their task figures are the
+    2026-06-08 revision's (marked)."""
     if by not in ("task", "area"):
         raise UserError(f"--by is task or area, not {by!r}")
     view: View = "task" if by == "task" else "area"
@@ -127,23 +155,27 @@ def compare_command(
         raise UserError("--paired compares exactly two runs (run:<id>), not published rows")
     with Store.open() as store:
         runs = BenchStore(store)
+        ran = {r: run_entry(runs, r) for r in run_ids if r is not None}
+        chosen = comparison_scope(scope, list(ran.values()))
         entries = [
-            official_entry(key.removeprefix(OFFICIAL_PREFIX)) if run_id is None
-            else run_entry(runs, run_id)
+            official_entry(key.removeprefix(OFFICIAL_PREFIX), chosen) if run_id is None
+            else ran[run_id]
             for key, run_id in zip(keys, run_ids, strict=True)
         ]  # fmt: skip
-        comparison = compare(entries, by=view)
+        comparison = compare(entries, by=view, layout=None if ran else published_layout(chosen))
         result = None
         if paired:
             first, second = (r for r in run_ids if r is not None)
             result = paired_runs(runs, first, second)
     if as_json:
         data: dict[str, Any] = comparison.as_json()
+        data["scope"] = chosen
         data["paired"] = result.as_json() if result else None
         typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
     text_only.print(comparison_table(comparison))
-    text_only.print(comparison.note)
+    for line in comparison.notes:
+        text_only.print(line)
     if result is not None:
         text_only.print(result.sentence())
 

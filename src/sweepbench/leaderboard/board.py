@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from sweepbench.leaderboard.frontier import Point, frontier
-from sweepbench.leaderboard.published import PAPER_JUDGE
+from sweepbench.leaderboard.published import PAPER_JUDGE, TEACHING_PROVENANCE
 from sweepbench.leaderboard.rows import OVERALL, TASK_PREFIX, BoardRow, MetricScore, Scope
 
 PriceMeasure = Literal["blended", "input", "output", "measured"]
@@ -33,6 +33,9 @@ class CatalogueTask:
     auto: bool
     """Checked automatically (needs no judge)."""
     region_specific: bool = False
+    runtime: bool = False
+    """Scored by the teaching runtime's evaluator (ELBench's Teaching tasks): a run's score
+    and the final published one are not the same measurement."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,10 @@ class Catalogue:
         if metric not in self.areas:
             raise ValueError(f"unknown metric {metric!r}: overall, an area, or task:<id>")
         return {k: t for k, t in tasks.items() if t.area == metric}
+
+    def runtime_tasks(self) -> frozenset[str]:
+        """The tasks the teaching runtime's evaluator scores."""
+        return frozenset(k for k, t in self.tasks.items() if t.runtime)
 
     def metric_label(self, metric: str) -> str:
         if metric == OVERALL:
@@ -249,10 +256,22 @@ def takeaway(board: Board, catalogue: Catalogue, *, questions: int) -> list[str]
     published = any(
         r.source == "published" for r in (*(p.row for p in board.placed), *board.no_price)
     )
+    if published and _teaching_beside_published(board, catalogue):
+        lines.append(TEACHING_PROVENANCE)
     regional = sum(1 for t in catalogue.tasks.values() if t.region_specific)
     lines.append(scope_note(board.scope, questions, regional=regional, published=published))
     lines.append(price_source_label(board))
     return lines
+
+
+def _teaching_beside_published(board: Board, catalogue: Catalogue) -> bool:
+    """A run stands on the board and the metric covers a task the teaching runtime scores (a
+    run's Teaching score and the published one are not the same measurement)."""
+    shown = (*(p.row for p in board.placed), *board.no_price, *board.incomplete)
+    if not any(r.source == "run" for r in shown):
+        return False
+    tasks = catalogue.metric_tasks(board.metric, board.scope)
+    return any(t.runtime for t in tasks.values())
 
 
 def scope_note(scope: Scope, questions: int, *, regional: int = 2, published: bool = True) -> str:

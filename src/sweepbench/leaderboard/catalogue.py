@@ -24,7 +24,10 @@ def elbench_catalogue() -> Catalogue:
         areas={a.key: a.label for a in registry.areas},
         tasks={
             t.id: CatalogueTask(
-                area=t.area, auto=t.grading == "auto", region_specific=t.region_specific
+                area=t.area,
+                auto=t.grading == "auto",
+                region_specific=t.region_specific,
+                runtime=t.grading == "runtime",
             )
             for t in registry.tasks
         },
@@ -47,7 +50,10 @@ def benchmark_catalogue(benchmark: Benchmark) -> Catalogue:
         areas={a.key: a.label for a in benchmark.areas},
         tasks={
             t.id: CatalogueTask(
-                area=t.area, auto=t.grading == "auto", region_specific=t.region_specific
+                area=t.area,
+                auto=t.grading == "auto",
+                region_specific=t.region_specific,
+                runtime=t.grading == "runtime",
             )
             for t in benchmark.tasks
         },

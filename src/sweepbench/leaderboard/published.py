@@ -18,6 +18,21 @@ SNAPSHOT_FILE = "published_elbench.json"
 PER_TASK_REVISION = "2026-06-08"
 PAPER_JUDGE = "qwen/qwen3-235b-a22b"
 """The closest OpenRouter model to the paper's own hosted Qwen judge: the default board."""
+TASK_FIGURES_MARK = "† Task figures: 2026-06-08 revision, which does not add up to the final table."
+"""What † beside a published task figure means (never part of an area or overall figure)."""
+TEACHING_PROVENANCE = (
+    "Teaching: a run is scored by ELBench's runtime evaluator, as the published 2026-06-08 "
+    "per-task figures were, and that is all a run can replicate; the final published Teaching "
+    "figures come from a per-dialogue re-judge of the guided-teaching dialogues (one score per "
+    "dialogue, SCORED / VETO / INVALID verdicts, the pass rate over the valid ones) and a "
+    "recomputed area, whose procedure is not in ELBench's repository. A run's Teaching score "
+    "and a published one are not the same measurement."
+)
+"""What the published Teaching figure is made of, said wherever a run's Teaching score stands
+beside a published one (data: the snapshot's ``audit/guided_full_rejudge.json`` and
+``audit/basic_ed_recomputed.json``)."""
+TEACHING_MARK = f"‡ {TEACHING_PROVENANCE}"
+"""What ‡ beside a Teaching row of a comparison (or its Overall) means."""
 
 
 class _Frozen(BaseModel):

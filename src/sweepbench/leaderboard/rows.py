@@ -161,29 +161,50 @@ def published_rows(
     prices = price or {}
     rows = []
     for model in snapshot.models:
-        if model.overall is None:
-            continue
-        scores = (
-            _paper_scores(model, catalogue_tasks)
-            if scope == "paper"
-            else _core_scores(model, catalogue_tasks - region_specific)
+        row = published_row(
+            model, scope, region_specific=region_specific, catalogue_tasks=catalogue_tasks
         )
-        rows.append(
-            BoardRow(
-                model=model.display_name,
-                model_id=model.openrouter_id,
-                source="published",
-                judge=PAPER_JUDGE,
-                scope=scope,
-                scores=scores,
-                price=prices.get(model.openrouter_id) if model.openrouter_id else None,
-                size_b=model.size_b,
-            )
-        )
+        if row is not None:
+            price_of_model = prices.get(model.openrouter_id) if model.openrouter_id else None
+            rows.append(row.model_copy(update={"price": price_of_model}))
     return rows
 
 
+def published_row(
+    model: PublishedModel,
+    scope: Scope,
+    *,
+    region_specific: set[str],
+    catalogue_tasks: set[str],
+) -> BoardRow | None:
+    """One published model's row for ``scope`` (unpriced), as the board shows it; None for a
+    model that is not in the final table (it has no final figures)."""
+    if model.overall is None:
+        return None
+    scores = (
+        _paper_scores(model, catalogue_tasks)
+        if scope == "paper"
+        else _core_scores(model, catalogue_tasks - region_specific)
+    )
+    return BoardRow(
+        model=model.display_name,
+        model_id=model.openrouter_id,
+        source="published",
+        judge=PAPER_JUDGE,
+        scope=scope,
+        scores=scores,
+        price=None,
+        size_b=model.size_b,
+    )
+
+
 REVISION_NOTE = "2026-06-08 revision"
+REVISION_MARK = (
+    "† Stands partly or wholly on the 2026-06-08 revision's per-task figures: the final "
+    "figures cannot be reconstructed for this scope."
+)
+"""What † beside a published area or overall figure means (the board, its tables and the
+comparison by area)."""
 
 
 def _task_scores(model: PublishedModel, tasks: set[str]) -> dict[str, MetricScore]:

@@ -20,6 +20,7 @@ from sweepbench.bench.sweep_plan import MAX_SETTINGS
 from sweepbench.errors import SweepbenchError
 from sweepbench.leaderboard.board import MEASURE_LABELS, OVERLAP
 from sweepbench.leaderboard.paired import ALPHA, RESAMPLES, SEED
+from sweepbench.leaderboard.published import PER_TASK_REVISION, TEACHING_PROVENANCE
 from sweepbench.web.context import WebContext
 
 PAPER = "https://arxiv.org/abs/2608.09548"
@@ -204,6 +205,11 @@ def _runs() -> list[Any]:
                 "different judge can move judged scores, so boards are kept per judge.",
                 "A published result counts as complete only on the same tasks; partial runs "
                 "are marked and compared on matched tasks only.",
+                "Published area and overall figures are the final table's; the published "
+                f"task-by-task figures are the {PER_TASK_REVISION} revision, which does not add "
+                "up to the final table, so they are marked † and never made into an area or "
+                "overall figure.",
+                TEACHING_PROVENANCE,
                 "Empty spreadsheet cells that the original data turns into the text “None” are "
                 "kept in the prompt, so scores stay comparable with the published ones.",
             ]

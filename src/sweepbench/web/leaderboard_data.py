@@ -18,15 +18,16 @@ from sweepbench.leaderboard.board import takeaway as takeaway_lines
 from sweepbench.leaderboard.bundle import is_url
 from sweepbench.leaderboard.bundle import pull as pull_bundles
 from sweepbench.leaderboard.catalogue import elbench_catalogue, published_questions
-from sweepbench.leaderboard.compare import Comparison, Entry, Layout, LayoutArea, View, compare
+from sweepbench.leaderboard.compare import Comparison, Entry, Layout, View, compare
 from sweepbench.leaderboard.paired import PairedResult, item_values, paired_difference
-from sweepbench.leaderboard.published import (
-    PublishedSnapshot,
-    load_published,
-    revision_area_score,
+from sweepbench.leaderboard.published import PublishedSnapshot, load_published
+from sweepbench.leaderboard.rows import OVERALL, REVISION_MARK, BoardRow, Scope
+from sweepbench.leaderboard.sources import (
+    LoadedRows,
+    published_board_rows,
+    published_entry,
+    stored_run_rows,
 )
-from sweepbench.leaderboard.rows import OVERALL, BoardRow, Scope
-from sweepbench.leaderboard.sources import LoadedRows, published_board_rows, stored_run_rows
 from sweepbench.settings import scrub, shared_place
 from sweepbench.store import Store
 
@@ -37,10 +38,6 @@ SIZE_OFF = 1000.0
 RUN_PREFIX = "run:"
 OFFICIAL_PREFIX = "official:"
 DEFAULT_BASELINES = ("official:deepseek-v4-flash", "official:gpt-5.4")
-REVISION_MARK = (
-    "† Stands partly or wholly on the 2026-06-08 revision's per-task figures: the final "
-    "figures cannot be reconstructed for this scope."
-)
 
 
 def scope_of(include_regional: bool | None) -> Scope:
@@ -160,34 +157,6 @@ def board_view(
 # ---------------------------------------------------------------- comparison
 
 
-def layout_of(catalogue: Catalogue, scope: Scope) -> Layout:
-    """The scope's areas and tasks, in catalogue order."""
-    tasks = catalogue.in_scope(scope)
-    return Layout(
-        tuple(
-            LayoutArea(key, label, tuple(t for t, task in tasks.items() if task.area == key))
-            for key, label in catalogue.areas.items()
-        )
-    )
-
-
-def published_entry(snapshot: PublishedSnapshot, key: str, catalogue: Catalogue,
-                    scope: Scope) -> Entry:  # fmt: skip
-    """A published model's entry in ``scope``: its per-task figures (0–100) on the scope's
-    tasks and, per area, their count-weighted mean (the 2026-06-08 revision)."""
-    found = snapshot.model(key)
-    if found is None:
-        raise UserError(f"no published model {key!r}")
-    in_scope = set(catalogue.in_scope(scope))
-    tasks = {t: 100.0 * s.score for t, s in found.tasks.items() if t in in_scope}
-    areas = {}
-    for area in sorted({found.tasks[t].area for t in tasks}):
-        areas[area] = revision_area_score(found, area, in_scope)
-    return Entry(
-        key=f"{OFFICIAL_PREFIX}{found.key}", label=found.display_name, tasks=tasks, areas=areas
-    )
-
-
 def run_entry(bench: BenchStore, run_id: str) -> Entry:
     """A stored run's entry from its record."""
     row = bench.run(run_id)
@@ -200,17 +169,19 @@ def run_entry(bench: BenchStore, run_id: str) -> Entry:
 
 
 def comparison(store: Store, keys: Sequence[str], *, by: View, scope: Scope) -> Comparison:
-    """The picked results side by side (UserError when they cannot be compared)."""
+    """The picked results side by side in ``scope`` (UserError when they cannot be compared):
+    published results with the figures the board shows them with, marked as the library marks
+    them (:mod:`sweepbench.leaderboard.compare`)."""
     catalogue = elbench_catalogue()
     snapshot = load_published()
     bench = BenchStore(store)
     entries = [
-        published_entry(snapshot, key.removeprefix(OFFICIAL_PREFIX), catalogue, scope)
+        published_entry(snapshot, catalogue, scope, key.removeprefix(OFFICIAL_PREFIX))
         if key.startswith(OFFICIAL_PREFIX)
         else run_entry(bench, key.removeprefix(RUN_PREFIX))
         for key in keys
     ]
-    return compare(entries, by=by, layout=layout_of(catalogue, scope))
+    return compare(entries, by=by, layout=Layout.of_catalogue(catalogue, scope))
 
 
 def paired(store: Store, first: str, second: str) -> PairedResult:

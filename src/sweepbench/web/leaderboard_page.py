@@ -19,13 +19,12 @@ from dash import Dash, Input, Output, State, dcc, html, no_update
 from sweepbench.errors import UserError
 from sweepbench.leaderboard.board import MEASURE_LABELS
 from sweepbench.leaderboard.chart import chart_figure
-from sweepbench.leaderboard.published import PAPER_JUDGE
-from sweepbench.leaderboard.rows import OVERALL
+from sweepbench.leaderboard.published import PAPER_JUDGE, TEACHING_PROVENANCE
+from sweepbench.leaderboard.rows import OVERALL, REVISION_MARK
 from sweepbench.web.context import WebContext
 from sweepbench.web.leaderboard_data import (
     DEFAULT_BASELINES,
     PRICE_OFF,
-    REVISION_MARK,
     RUN_PREFIX,
     SIZE_OFF,
     Sources,
@@ -43,6 +42,7 @@ from sweepbench.web.leaderboard_tables import (
     NO_TASK,
     area_choices,
     board_choices,
+    comparison_notes,
     comparison_table,
     published_table,
     result_choices,
@@ -176,6 +176,9 @@ def layout(context: WebContext, search: str) -> Any:
                     ),
                     html.Div(id="lb-tasks-table"),
                     dmc.Text(found.snapshot.provenance, size="xs", c="dimmed"),
+                    dmc.Text(
+                        TEACHING_PROVENANCE, size="xs", c="dimmed", id="lb-teaching-provenance"
+                    ),
                 ],
             ),
             _item("runs", "Your runs", [html.Div(id="lb-runs-table")]),
@@ -206,7 +209,7 @@ def layout(context: WebContext, search: str) -> Any:
                         align="flex-end",
                     ),
                     html.Div(id="lb-compare-table", style={"marginTop": 12}),
-                    dmc.Text(id="lb-compare-note", size="sm", c="dimmed"),
+                    html.Div(id="lb-compare-note"),
                     dmc.Text(id="lb-paired", size="sm"),
                 ],
             ),
@@ -404,4 +407,4 @@ def register(app: Dash, context: WebContext) -> None:
                 test = f"No paired test: {exc}."
         else:
             test = "The paired test compares exactly two of your runs that answered the same items."
-        return comparison_table(result), result.note, test
+        return comparison_table(result), comparison_notes(result), test

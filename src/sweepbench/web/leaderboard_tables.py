@@ -203,6 +203,12 @@ def comparison_table(result: Comparison) -> Any:
     return table(head, result.rows(), id="lb-compare", empty="Nothing to compare.")
 
 
+def comparison_notes(result: Comparison) -> Any:
+    """Under the comparison: how many tasks matched, then what each mark in it means (the
+    2026-06-08 revision's †, the Teaching ‡)."""
+    return dmc.Stack([dmc.Text(line, size="sm", c="dimmed") for line in result.notes], gap=2)
+
+
 def takeaway_list(lines: Sequence[str], *, ranges: bool) -> Any:
     items = [dmc.ListItem(line) for line in lines]
     if ranges:
