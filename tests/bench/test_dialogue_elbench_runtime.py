@@ -378,3 +378,59 @@ def test_the_format_example_is_the_same_for_a_scenario_every_time(bench: Benchma
     example = re.search(START + r"\n(.*)\n<END", one.of("evaluator")[0][0].content)
     assert example is not None
     assert all(type(v) is float for v in json.loads(example.group(1)).values())
+
+
+# --- 7, 8. through the runner, the real SDK and a compatible server -------------------------
+
+
+async def test_a_guided_lesson_on_a_compatible_server_sends_elbenchs_settings_and_stores_splits(
+    bench: Benchmark, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sweepbench.bench.dialogue.export import dialogue_files
+    from sweepbench.bench.plan import Selection
+    from sweepbench.bench.resume import prepare
+    from sweepbench.bench.run import BenchRunner
+    from sweepbench.bench.storage import BenchStore
+    from sweepbench.engine import RetryPolicy
+    from sweepbench.store import Store
+    from tests.bench.helpers import compatible_server
+    from tests.servers import Reply as ServerReply
+
+    fields = [f.name for f in scenario(bench, "guided", "replicated").fields]
+    with compatible_server(monkeypatch) as server:
+        server.reply("<think>先看个位</think>\n\n个位上的数字是多少？")
+        server.reply("是7吗？")
+        server.reply("很好！下课")
+        server.push(ServerReply(text=marked({name: 4 for name in fields})))
+        store = Store.open(f"sqlite:///{tmp_path / 'bench.db'}")
+        prepared = prepare(
+            bench, store, model="compatible/teacher", judge="compatible/judge",
+            student="compatible/student", selection=Selection(tasks=("guided",), per_task=1),
+        )  # fmt: skip
+        assert not prepared.plan.errors, prepared.plan.errors
+        (settings,) = prepared.plan.dialogues
+        assert settings["max_teacher_turns"] == 10 and settings["max_student_turns"] == 10
+        assert settings["evaluator"]["max_tokens"] == 1024  # type: ignore[index]
+        assert settings["evaluator"]["attempts"] == 15  # type: ignore[index]
+        fast = RetryPolicy(base_delay_s=0.001, max_delay_s=0.002, rate_limit_floor_s=0.001)
+        outcome = await BenchRunner(prepared, store, retry=fast, dialogue_retry_delay_s=0.0).run()
+        assert outcome.status == "completed" and outcome.scored == 1
+        bodies = [r.body for r in server.requests if r.path.endswith("/chat/completions")]
+    assert [b["model"] for b in bodies] == ["teacher", "student", "teacher", "judge"]
+    teacher, student, _, evaluator = bodies
+    assert evaluator["max_tokens"] == 1024 and evaluator["temperature"] == 0
+    assert evaluator["chat_template_kwargs"] == {"enable_thinking": False}
+    assert "chat_template_kwargs" not in teacher and "temperature" not in teacher
+    # the student's first call: its prompt, the opening and the teacher's turn, all user turns
+    assert [m["role"] for m in student["messages"]] == ["system", "user", "user"]
+    assert student["messages"][2]["content"] == "个位上的数字是多少？"
+    dialog = evaluator["messages"][1]["content"]
+    assert "teacher: 个位上的数字是多少？\nstudent: 是7吗？\nteacher: 很好！下课" in dialog
+    (row,) = list(BenchStore(store).answers(outcome.run_id))
+    assert row["result"] == "pass" and row["score"] == 4
+    document = json.loads(dialogue_files(store, outcome.run_id)["dialogues.jsonl"])
+    roles = [m["role"] for m in document["messages"]]
+    assert roles == ["opening", "teacher", "student", "teacher"]
+    first = document["messages"][1]
+    assert (first["reasoning"], first["content"]) == ("先看个位", "个位上的数字是多少？")
+    store.close()

@@ -266,6 +266,9 @@ class BenchPlan:
     """Items still to run per task id."""
     selected_keys: tuple[str, ...] = ()
     """The keys of every selected item (done ones included)."""
+    dialogues: tuple[Mapping[str, object], ...] = ()
+    """How each selected teaching task's dialogues are played and scored (turns, each role's
+    call settings, evaluation attempts, pass mark): the estimate's technical details."""
 
     @property
     def ok(self) -> bool:
@@ -571,8 +574,9 @@ def build_plan(
     if talks.keys:
         notes.append(
             f"{len(talks.keys):,} teaching dialogue(s): the low end counts each role's opening "
-            "turn and the evaluation; the high end a guided lesson's 20 steps with every turn "
-            "at its role's length limit, then the evaluation."
+            "turn and the evaluation; the high end every turn a dialogue may take (a guided "
+            "lesson of ELBench's: 10 teacher and 10 student turns) with each at its role's "
+            "length limit, then every evaluation attempt."
         )
     models: dict[str, str] = {"target": model}
     if judge is not None and needs_judge:
@@ -704,6 +708,7 @@ def build_plan(
         already_spent=already_spent,
         counts=dict(counts),
         selected_keys=tuple(i.key for i in items),
+        dialogues=talks.settings,
     )
 
 

@@ -635,6 +635,7 @@ class BenchRunner:
         taught = await teach(
             scenario, item, models=models, budgets=budgets, call=self._call, turns=turns,
             on_turn=on_turn, retry_delay_s=self._dialogue_retry_delay_s,
+            temperature=config.temperature,
         )  # fmt: skip
         self._queue(self._taught_row(item, scenario, taught, judge))
 

@@ -218,6 +218,7 @@ def plan_json(prepared: PreparedRun) -> dict[str, Any]:
         "notes": list(plan.notes),
         "needs_price_ack": plan.needs_price_ack,
         "resumes": None if prepared.previous is None else prepared.previous.id,
+        "dialogues": [dict(d) for d in plan.dialogues],
         "dialogue_calibration": (
             {
                 "calibrate_after": CALIBRATE_AFTER,

@@ -61,6 +61,7 @@ class CompatibleModel(ChatCompletionsModel):
     """A model served by an OpenAI-compatible endpoint."""
 
     key_required = False
+    chat_template_thinking = True
 
     def __init__(self, info: ModelInfo, endpoint: EndpointConfig | None) -> None:
         super().__init__(info)

@@ -230,6 +230,12 @@ class OpenAIModel(OpenAIClientModel):
 class ChatCompletionsModel(OpenAIClientModel):
     """The Chat Completions wire format, streamed with usage in the last chunk."""
 
+    chat_template_thinking: bool = False
+    """Whether the server renders the model's chat template itself and takes its
+    ``chat_template_kwargs`` (vLLM, SGLang, llama.cpp's server): effort ``none`` is then sent
+    as ``enable_thinking: false``, which turns thinking off for the models whose template
+    has the switch (Qwen3, DeepSeek, GLM) and is ignored by the others."""
+
     def effort_params(self, effort: str) -> dict[str, Any]:
         """How this vendor spells effort (OpenAI's ``reasoning_effort`` by default)."""
         return {"reasoning_effort": effort}
@@ -245,6 +251,8 @@ class ChatCompletionsModel(OpenAIClientModel):
         }
         if effort:
             params.update(self.effort_params(effort))
+        elif self.chat_template_thinking and (settings.effort or "").strip().lower() == "none":
+            params["extra_body"] = {"chat_template_kwargs": {"enable_thinking": False}}
         if settings.temperature is not None:
             params["temperature"] = settings.temperature
         if settings.response_format:

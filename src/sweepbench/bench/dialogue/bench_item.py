@@ -104,18 +104,27 @@ class Taught:
 
 
 def call_settings(
-    scenario: Scenario, role: DialogueRole, budget: int, schema: dict[str, Any] | None = None
+    scenario: Scenario,
+    role: DialogueRole,
+    budget: int,
+    schema: dict[str, Any] | None = None,
+    *,
+    temperature: float | None = None,
 ) -> GenerateSettings:
     """A dialogue call's settings. The evaluator: thinking off where the model can turn it
-    off (``effort none``), and at temperature 0 except in ELBench's runtime replicated, which
-    sends none; ELBench's evaluator budget is 1,024 tokens. Teacher and student: the role's
-    budget, the model's own temperature."""
-    if role != "evaluator":
+    off (``effort none``: ``chat_template_kwargs.enable_thinking: false`` on a compatible
+    server), at temperature 0 (ELBench's ``configs/models.yaml`` gives every model, its judge
+    included, ``temperature: 0``); in ELBench's runtime its budget is 1,024 tokens, the
+    bridge's floor. The teacher (the model under test): its budget and the run's
+    ``temperature``; the student: its budget."""
+    if role == "teacher":
+        return GenerateSettings(max_tokens=budget, temperature=temperature)
+    if role == "student":
         return GenerateSettings(max_tokens=budget)
     if scenario.runtime == "elbench":
         budget = min(budget, EVALUATOR_MAX_TOKENS) if budget else EVALUATOR_MAX_TOKENS
     return GenerateSettings(
-        max_tokens=budget, temperature=None if scenario.replicated else 0.0, effort="none",
+        max_tokens=budget, temperature=0.0, effort="none",
         response_format=schema,
     )  # fmt: skip
 
@@ -139,14 +148,16 @@ async def teach(
     turns: list[Turn],
     on_turn: OnTurn,
     retry_delay_s: float = RETRY_DELAY_S,
+    temperature: float | None = None,
 ) -> Taught:
-    """Play ``item``'s dialogue on from its stored ``turns`` and evaluate it."""
+    """Play ``item``'s dialogue on from its stored ``turns`` and evaluate it (``temperature``:
+    the teacher's, the run's setting)."""
     tally = Tally()
     retry = dialogue_retry(scenario, retry_delay_s)
     schema = evaluation_schema(scenario.fields) if scenario.format_mode == "function" else None
 
     async def engine_call(role: DialogueRole, messages: tuple[Message, ...], budget: int) -> Reply:
-        settings = call_settings(scenario, role, budget, schema)
+        settings = call_settings(scenario, role, budget, schema, temperature=temperature)
         request = Request(models[role], messages, settings)
         result, attempts = await call(ROLE_OF[role], request, item.key, retry)
         tally.attempts += attempts

@@ -2,9 +2,11 @@
 
 - **low**: the opening turn of each role (its prompts and the exercise) plus the evaluation of
   that much dialogue — prompts only, as every low estimate;
-- **high**: every step taken (20 for a guided lesson, 1 for a single-turn task), each turn at
-  its role's token limit with a full memory window of turns at that limit, plus the evaluation
-  of the whole dialogue at the evaluator's budget, every evaluation attempt.
+- **high**: every turn a dialogue may take (:func:`turn_counts`: ELBench's 20 supersteps, 10
+  teacher and 10 student turns, for its guided lesson; 1 teacher turn for a single-turn task),
+  each turn at its role's token limit with a full memory window of turns at that limit, plus
+  the evaluation of the whole dialogue at the evaluator's budget, every evaluation attempt
+  (ELBench: the template's ``retry.attempt``, 15 for the guided lesson).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sweepbench.bench.dialogue.bench_item import ROLE_OF
+from sweepbench.bench.dialogue.bench_item import ROLE_OF, call_settings
 from sweepbench.bench.dialogue.evaluation import evaluation_messages
 from sweepbench.bench.dialogue.flow import EVALUATION_ATTEMPTS, DialogueRole
 from sweepbench.bench.dialogue.scenario import (
@@ -55,9 +57,10 @@ def estimate(
         "teacher": RoleEstimate(), "student": RoleEstimate(), "evaluator": RoleEstimate(),
     }  # fmt: skip
     guided = scenario.flow == "guided"
-    steps = scenario.max_steps if guided else 1
+    steps, student_steps = turn_counts(scenario)
     window = window_size(scenario.keep_turns)
-    evaluator_out = max(evaluator_limit, EVALUATOR_MIN_TOKENS) * EVALUATION_ATTEMPTS
+    attempts = evaluation_attempts(scenario)
+    evaluator_out = evaluator_budget(scenario, evaluator_limit) * attempts
     for item in items:
         payload = payload_of(item)
         opening = fill(scenario.opening, payload) if guided and scenario.opening else ""
@@ -69,20 +72,71 @@ def estimate(
         teacher.high_output_tokens += steps * limit
         if guided:
             student = out["student"]
-            student.calls += steps - 1
+            student.calls += student_steps
             student.low_chars += _chars(filled(scenario.student, payload, ask=False))
-            student.high_input_tokens += (steps - 1) * window * limit
-            student.high_output_tokens += (steps - 1) * limit
+            student.high_input_tokens += student_steps * window * limit
+            student.high_output_tokens += student_steps * limit
         evaluator = out["evaluator"]
-        evaluator.calls += EVALUATION_ATTEMPTS
+        evaluator.calls += attempts
         low_turns = [Turn("opening", opening)] if opening else []
-        evaluator.low_chars += _chars(evaluation_messages(scenario, payload, low_turns))
-        turns_in_all = steps + (steps - 1 if guided else 0)
-        evaluator.high_input_tokens += EVALUATION_ATTEMPTS * turns_in_all * limit
+        with contextlib.suppress(DataError):  # a rubric naming a missing field fails per item
+            evaluator.low_chars += _chars(evaluation_messages(scenario, payload, low_turns))
+        turns_in_all = steps + student_steps
+        evaluator.high_input_tokens += attempts * turns_in_all * limit
         evaluator.high_output_tokens += evaluator_out
     if not guided:
         del out["student"]
     return out
+
+
+def turn_counts(scenario: Scenario) -> tuple[int, int]:
+    """The most teacher and student turns a dialogue of ``scenario`` takes: one teacher turn
+    for a single-turn task; for a guided lesson ELBench's superstep budget (replicated: 10 and
+    10 of 20; corrected: 10 and 9) or sweepbench's step limit (20 and 19)."""
+    if scenario.flow != "guided":
+        return 1, 0
+    if scenario.max_turns is not None and scenario.replicated:
+        return (scenario.max_turns + 1) // 2, scenario.max_turns // 2
+    steps = scenario.teacher_turn_limit() or scenario.max_steps
+    return steps, steps - 1
+
+
+def evaluation_attempts(scenario: Scenario) -> int:
+    """Evaluator calls a dialogue may take (every reply unreadable)."""
+    return scenario.evaluation_attempts if scenario.runtime == "elbench" else EVALUATION_ATTEMPTS
+
+
+def evaluator_budget(scenario: Scenario, evaluator_limit: int) -> int:
+    """The evaluator's output budget: ELBench's 1,024 tokens in its runtime, else at least
+    that."""
+    return call_settings(scenario, "evaluator", max(evaluator_limit, EVALUATOR_MIN_TOKENS)).max_tokens or EVALUATOR_MIN_TOKENS
+
+
+def dialogue_settings(scenario: Scenario, task: str, limit: int, evaluator_limit: int) -> dict[str, object]:
+    """How a task's dialogues are played and scored, for the estimate's technical details."""
+    teacher, student = turn_counts(scenario)
+    evaluator = call_settings(scenario, "evaluator", evaluator_budget(scenario, evaluator_limit))
+    return {
+        "task": task,
+        "runtime": scenario.runtime,
+        "scoring": scenario.version,
+        "flow": scenario.flow,
+        "max_teacher_turns": teacher,
+        "max_student_turns": student,
+        "superstep_limit": scenario.max_turns,
+        "teacher": {"max_tokens": limit},
+        "student": {"max_tokens": limit} if scenario.flow == "guided" else None,
+        "evaluator": {
+            "max_tokens": evaluator.max_tokens,
+            "temperature": evaluator.temperature,
+            "thinking": "off where the model can turn it off (effort none; "
+            "chat_template_kwargs.enable_thinking false on a compatible server)",
+            "attempts": evaluation_attempts(scenario),
+        },
+        "pass_threshold": scenario.threshold,
+        "veto_field": scenario.veto_field,
+        "opening_sent_to_student": scenario.opening_is_the_students,
+    }
 
 
 @dataclass
@@ -97,6 +151,8 @@ class DialoguePlan:
     needs_student: bool
     """A guided lesson is selected (done ones included: the run's settings name its student)."""
     shares: dict[Role, RoleEstimate]
+    settings: tuple[dict[str, object], ...] = ()
+    """Per dialogue task, how it is played and scored (:func:`dialogue_settings`)."""
 
     def share(self, role: Role) -> RoleEstimate:
         """One benchmark role's share (nothing when it has none)."""
@@ -131,7 +187,13 @@ def plan_dialogues(
             total.high_input_tokens += share.high_input_tokens
             total.high_output_tokens += share.high_output_tokens
     guided = {t for t, s in scenarios.items() if s.flow == "guided"}
+    settings = tuple(
+        dialogue_settings(s, task_id, limit, evaluator_limit)
+        for task_id, s in scenarios.items()
+        if any(i.task == task_id for i in selected)
+    )
     return DialoguePlan(
+        settings=settings,
         tasks=frozenset(scenarios),
         keys=frozenset(i.key for i in pending if i.task in scenarios),
         needs_student=any(i.task in guided for i in selected),

@@ -3,9 +3,10 @@ that declare none of their own. ``{question}`` and ``{profile}`` are filled from
 
 from __future__ import annotations
 
-DIALOGUE_PROMPT_VERSION = "1"
+DIALOGUE_PROMPT_VERSION = "2"
 """Bump when the runtime's own wording changes (these prompts, the evaluation's added task,
-dialogue and format sections): part of a run's settings hash, so it starts a new run."""
+dialogue and format sections, ELBench's runtime rules): part of a run's settings hash, so it
+starts a new run. 2: ELBench's templates played and evaluated as ELBench's runtime does."""
 
 OPENING = "这是本次一对一辅导所要讲的习题: {question}"
 """The seeded first message of a guided lesson, shown to the teacher (spec §15.1)."""
