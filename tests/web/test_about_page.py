@@ -7,6 +7,7 @@ from sweepbench.bench.scoring.option_set import PARTIAL_CREDIT
 from sweepbench.bench.scoring.versions import DEFAULT_SCORING_VERSION, SCORING_VERSIONS
 from sweepbench.bench.sources.elbench_registry import load_registry
 from sweepbench.leaderboard.paired import RESAMPLES
+from sweepbench.leaderboard.published import TEACHING_PROVENANCE
 from tests.web.browser import RecordedPage
 from tests.web.conftest import Served
 
@@ -36,6 +37,9 @@ def test_about_renders_its_sections(served: Served, page: RecordedPage) -> None:
     assert "Judged tasks" in scores and "Rule-scored tasks" in scores
     assert f"{RESAMPLES:,} resamples" in page.inner_text("#ab-sweeps")
     assert "McNemar" in page.inner_text("#ab-sweeps")
+    runs = page.inner_text("#ab-runs")
+    assert TEACHING_PROVENANCE in runs  # what the published Teaching figure is made of
+    assert "2026-06-08 revision, which does not add up to the final table" in runs
     keys = page.inner_text("#ab-keys")
     assert "never saved" in keys and "opt-in" in keys
     assert page.get_attribute("#ab-link-paper", "href") == "https://arxiv.org/abs/2608.09548"

@@ -14,12 +14,17 @@ import pytest
 
 from sweepbench.bench.record import dump_record, load_record
 from sweepbench.bench.storage import BenchStore, RunRow
-from sweepbench.leaderboard.rows import run_row
+from sweepbench.leaderboard.published import (
+    TASK_FIGURES_MARK,
+    TEACHING_MARK,
+    TEACHING_PROVENANCE,
+)
+from sweepbench.leaderboard.rows import REVISION_MARK, run_row
 from sweepbench.store import Store
 from sweepbench.web.leaderboard_data import comparison, filters_of, paired, scope_of
 from tests.bench.test_declared import declare, numeric_task, write_jsonl
 from tests.helpers import cli
-from tests.leaderboard.helpers import GOLDEN, store_golden_run
+from tests.leaderboard.helpers import GOLDEN, elbench_record, store_golden_run, store_record
 from tests.web.browser import RecordedPage
 from tests.web.conftest import Served
 
@@ -182,6 +187,65 @@ def test_the_comparison_fills_for_two_picked_results(
 
     page.get_by_text("By area (0–100)").click()
     page.wait_for_selector("#lb-compare >> text=Knowledge & reasoning")
+    _clean(page)
+
+
+COMPARE_ROWS = """() => Array.from(document.querySelectorAll('#lb-compare tbody tr'))
+  .map(tr => Array.from(tr.cells).map(td => td.innerText.trim()))"""
+
+
+def _compare_rows(page: RecordedPage) -> dict[str, list[str]]:
+    """The comparison table's rows by their first cell."""
+    rows: list[list[str]] = page.evaluate(COMPARE_ROWS)
+    return {row[0]: row[1:] for row in rows}
+
+
+def _wait_for_row(page: RecordedPage, label: str, cells: list[str]) -> None:
+    """Wait until the comparison shows the row ``label`` with these cells."""
+    page.wait_for_function(
+        f"([label, cells]) => ({COMPARE_ROWS})().some(r => r[0] === label && "
+        "JSON.stringify(r.slice(1)) === JSON.stringify(cells))",
+        arg=[label, cells],
+    )
+
+
+def test_the_comparison_by_area_shows_the_final_published_figures_and_the_marks(
+    page: RecordedPage, served: Served
+) -> None:
+    """Your ELBench run beside the two baselines (the default picks): by area, the published
+    Teaching and Overall figures are the ones in the published table (84.9 / 82.5, not the
+    2026-06-08 revision's 68.3 / 74.6), the Teaching rows are marked ‡ and the notes say what
+    † and ‡ mean; two published results alone compare with no ‡; task by task, the published
+    task figures carry the revision's mark."""
+    run_id = store_record(elbench_record({"guided": 20.0}))
+    _open(page, served)
+    assert TEACHING_PROVENANCE in page.inner_text("#lb-takeaway")  # your run is on the board
+    page.get_by_role("button", name="Published results").click()
+    published = page.locator("#lb-published").inner_text()
+    assert "84.9" in published and "82.5 †" in published
+    assert page.inner_text("#lb-teaching-provenance") == TEACHING_PROVENANCE
+
+    page.get_by_role("button", name="Compare results side by side").click()
+    page.wait_for_selector(f"#lb-compare >> text=run:{run_id}")
+    page.get_by_text("By area (0–100)").click()
+    _wait_for_row(page, "Teaching ‡", ["40.0", "84.9", "94.4"])
+    rows = _compare_rows(page)
+    assert rows["Overall ‡"] == ["47.5", "82.5 †", "86.3"]
+    assert rows["Safety"] == ["50.0", "87.3", "88.9"]
+    note = page.inner_text("#lb-compare-note")
+    assert REVISION_MARK in note and TEACHING_MARK in note
+
+    _pick(page, "#lb-compare-first", "DeepSeek-V4-Flash · published")  # the run leaves
+    _wait_for_row(page, "Teaching", ["84.9", "94.4"])
+    assert _compare_rows(page)["Overall"] == ["82.5 †", "86.3"]
+    page.wait_for_function(
+        "(mark) => !document.querySelector('#lb-compare-note').innerText.includes(mark)",
+        arg=TEACHING_MARK,
+    )
+
+    page.get_by_text("Task by task (matched subset)").click()
+    _wait_for_row(page, "guided", ["40.0 †", "0.0 †"])
+    assert TASK_FIGURES_MARK in page.inner_text("#lb-compare-note")
     _clean(page)
 
 
