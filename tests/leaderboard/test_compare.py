@@ -127,12 +127,16 @@ def test_a_published_row_never_makes_an_area_from_its_task_figures() -> None:
     tasks_only = Entry.published("tasks-only", {"t1": 80.0, "t2": 20.0, "t3": 30.0})
     finals = Entry.published("finals", {"t1": 10.0}, areas={"math": 70.0, "talk": 90.0},
                              overall=80.0)  # fmt: skip
-    rows = compare([run, tasks_only, finals], by="area").rows()
-    assert rows == [
+    result = compare([run, tasks_only, finals], by="area")
+    assert result.rows() == [
         ["Math", "62.0", "—", "70.0"],
         ["Talk", "90.0", "—", "90.0"],
         ["Overall", "76.0", "—", "80.0"],
     ]
+    assert result.notes[-1] == (
+        "official:tasks-only is not in the final published table: it has task figures only "
+        "(2026-06-08 revision), no area or overall figure."
+    )
 
 
 TEACHING_LAYOUT = Layout(

@@ -243,8 +243,15 @@ class Comparison:
 
     @property
     def notes(self) -> list[str]:
-        """Every line shown under the table: the matched note, then the marks'."""
-        return [self.note, *self.marks]
+        """Every line shown under the table: the matched note, the marks', and by area a line
+        per published row without final figures."""
+        missing = [
+            f"{e.key} is not in the final published table: it has task figures only "
+            "(2026-06-08 revision), no area or overall figure."
+            for e in self.entries
+            if self.by == "area" and e.source == "published" and not e.areas and e.overall is None
+        ]
+        return [self.note, *self.marks, *missing]
 
     def header(self) -> list[str]:
         """The table's column titles."""
