@@ -55,9 +55,15 @@ SATAS_LETTERS = [
     ("我选择A和C", [], ["A", "C"]),
     ("选A、C", ["C"], ["A", "C"]),
     ("答案是B", [], ["B"]),
-    ("a, c", ["A", "C"], []),
-    ("(a) and (c)", ["A", "C"], []),
-    ("I pick a and C", ["A", "C"], ["C"]),
+    ("a, c", ["A", "C"], ["A", "C"]),
+    ("(a) and (c)", ["A", "C"], ["A", "C"]),
+    ("b/d", ["B", "D"], ["B", "D"]),
+    ("Answer: b", ["B"], ["B"]),
+    ("a", ["A"], ["A"]),
+    ("I pick a and C", ["A", "C"], ["A", "C"]),
+    ("a good choice is C", ["A", "C"], ["C"]),
+    ("It is a risk, so D.", ["A", "D"], ["D"]),
+    ("e.g. c is fine", ["E", "G", "C"], ["C"]),
     ("A and D.", ["A", "D"], ["A", "D"]),
     ("CAT A1", [], []),
 ]
@@ -71,7 +77,15 @@ def test_satas_letters(version: str, text: str, expected: list[str]) -> None:
 
 @pytest.mark.parametrize(
     ("version", "text", "expected"),
-    _by_version([("我选择A和C", 0.0, 1.0), ("选A、C", 0.5, 1.0), ("(a) and (c)", 1.0, 0.0)]),
+    _by_version(
+        [
+            ("我选择A和C", 0.0, 1.0),
+            ("选A、C", 0.5, 1.0),
+            ("(a) and (c)", 1.0, 1.0),
+            ("a, c", 1.0, 1.0),
+            ("a good choice is C", 1.0, 0.5),
+        ]
+    ),
 )
 def test_satas_scores(version: str, text: str, expected: float) -> None:
     with using_rules(version):
@@ -106,6 +120,9 @@ OMNI = [
     ("Final answer: A", 0.0, 1.0),
     ("最终答案：A", 1.0, 1.0),
     ("答案：Ａ", 0.0, 1.0),
+    ("Reasoning first.\na", 1.0, 1.0),
+    ("a.", 1.0, 1.0),
+    ("(a)", 1.0, 1.0),
 ]
 
 
@@ -115,12 +132,44 @@ def test_omni(version: str, text: str, expected: float) -> None:
         assert score_choice_multi(text, "A").score == expected
 
 
+OMNI_RUNS = [
+    ("答案：ab", "AB", 1.0, 0.0),
+    ("ab", "AB", 1.0, 0.0),
+    ("Bad.", "BAD", 1.0, 0.0),
+    ("a, b", "AB", 1.0, 1.0),
+    ("AB", "AB", 1.0, 1.0),
+]
+
+
+@pytest.mark.parametrize(
+    ("version", "text", "reference", "expected"),
+    [
+        pytest.param(version, text, reference, expected, id=f"{version}-{text}")
+        for text, reference, replicated, corrected in OMNI_RUNS
+        for version, expected in zip(VERSIONS, (replicated, corrected), strict=True)
+    ],
+)
+def test_omni_lower_case_letter_runs(
+    version: str, text: str, reference: str, expected: float
+) -> None:
+    with using_rules(version):
+        assert score_choice_multi(text, reference).score == expected
+
+
 def _task(scorer: str, **options: object) -> Task:
     return Task(id="t", area="a", name="T", grading="auto", scorer=scorer, options=options)
 
 
 def _item(reference: str | None, **metadata: object) -> Item:
     return Item("f::1", "1", "t", "default", "Pick one.", reference, metadata)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("text", ["a", "Let me see.\nb", "(c)", "答案：d"])
+def test_omni_bare_lower_case_letter_needs_no_reminder(version: str, text: str) -> None:
+    # ELBench's format check reads a lone lower-case letter, so it sends no reminder
+    check = format_checker(_task("choice_multi"), _item("A"), version=version)
+    assert check is not None and check(text)
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -135,9 +184,13 @@ def test_omni_format_check_reads_final_answer_in_both(version: str) -> None:
 
 MATH_EXTRACTED = [
     ("So the answer is 12。", "12。", "12"),
-    ("The answer is 7.\nThis is because x.", "7. This is because x", "7"),
+    ("The answer is 7.\nThis is because x.", "7Thisisbecausex", "7"),
     ("THE ANSWER IS 9.\nWe used 2 steps", "2", "9"),
     ("Answer: 5\nthat is 6 in all", "6", "5"),
+    (r"We get \fbox{\frac{1}{2}}", "2", r"\frac{1}{2}"),
+    ("\\boxed {5}.\n\nI hope this helps!", "{5}.Ihopethishelps!", "5"),
+    (r"\boxed{\text{two hundred four}}", "100", r"\text{two hundred four}"),
+    ("答案是 $(1,2)$。\n\n答案是 3", "(1,2)。", "3"),
 ]
 
 
@@ -158,6 +211,24 @@ MATH_SCORES = [
     (r"\boxed{[5,\infty)}", r"(5,\infty)", 1.0, 0.0),
     (r"\boxed{(5,\infty)}", r"(5,\infty)", 1.0, 1.0),
     (r"\boxed{2xy}", "2xy", 1.0, 1.0),
+    # number words in \text{}: one word is read, a hyphenated or multi-word one is not
+    (r"\boxed{\text{five}}", "5", 1.0, 1.0),
+    (r"\boxed{\text{forty-two}}", "42", 0.0, 1.0),
+    (r"\boxed{\text{two hundred four}}", "204", 0.0, 1.0),
+    (r"\boxed{\text{two hundred four}}", "100", 1.0, 0.0),
+    # more lenient than ELBench before: now ELBench's verdicts
+    (r"We get \fbox{\frac{1}{2}}", r"\frac{1}{2}", 0.0, 1.0),
+    ("The answer is 30°.", "30", 0.0, 1.0),
+    ("\\boxed {5}.\n\nI hope this helps!", "5", 0.0, 1.0),
+    (r"\boxed{\{1,-2\}}", "1,-2", 0.0, 1.0),
+    (r"\boxed{1 \text{ and } -2}", "-2, 1", 0.0, 1.0),
+    # stricter than ELBench before: now ELBench's verdicts
+    ("答案是 $(1,2)$。", "(1,2)", 1.0, 1.0),
+    ("答案是 $[1,2)$。", "[1,2)", 1.0, 1.0),
+    ("The answer is 0 This is because nothing is left.", "0", 1.0, 1.0),
+    ("The answer is 0 meters", "0", 1.0, 1.0),
+    (r"\boxed{-21}", "-2,1", 1.0, 0.0),
+    (r"\boxed{[a+5)(b+2)}", "(a+5)(b+2)", 1.0, 0.0),
 ]
 
 
@@ -174,12 +245,39 @@ def test_math_scores(version: str, text: str, reference: str, expected: float) -
         assert score_math(text, reference).score == expected
 
 
-@pytest.mark.parametrize(
-    ("version", "expected"), [("replicated", 1.0), ("corrected", 0.0)], ids=VERSIONS
-)
-def test_aime_interval_brackets(version: str, expected: float) -> None:
+AIME_SCORES = [
+    (r"\boxed{204 meters}", 1.0, 1.0),
+    (r"\boxed{204 \text{ meters}}", 1.0, 1.0),
+    ("The answer is 204 hours.", 1.0, 1.0),
+    (r"\boxed{204 degrees}", 1.0, 1.0),
+    (r"\boxed{204^\circ}", 1.0, 1.0),
+    (r"\boxed{\text{two hundred four}}", 0.0, 1.0),
+    (r"\boxed{two hundred four}", 1.0, 1.0),
+]
+
+
+@pytest.mark.parametrize(("version", "text", "expected"), _by_version(AIME_SCORES))
+def test_aime_scores(version: str, text: str, expected: float) -> None:
+    # PRM800K's grader deletes unit words for AIME, unlike MATH's rules
     with using_rules(version):
-        assert score_aime(r"\boxed{[1,2)}", r"\boxed{(1,2)}").score == expected
+        assert score_aime(text, "204").score == expected
+
+
+@pytest.mark.parametrize(
+    ("version", "text", "expected"),
+    _by_version([(r"\boxed{\text{forty-two}}", 0.0, 1.0), (r"\boxed{forty-two}", 1.0, 1.0)]),
+)
+def test_aime_number_words(version: str, text: str, expected: float) -> None:
+    with using_rules(version):
+        assert score_aime(text, "42").score == expected
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_aime_interval_brackets_matter_in_both(version: str) -> None:
+    # PRM800K's grader compares the outer brackets (MATH's rules do not)
+    with using_rules(version):
+        assert score_aime(r"\boxed{[1,2)}", r"\boxed{(1,2)}").score == 0.0
+        assert score_aime(r"\boxed{(1,2)}", r"\boxed{(1,2)}").score == 1.0
 
 
 # --- IFEval capital words (the same in both versions: nltk's tokenisation) -------------------

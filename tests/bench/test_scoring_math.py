@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from sweepbench.bench.scoring import mathanswer
+from sweepbench.bench.scoring import elbench_math, mathanswer
 from sweepbench.bench.scoring.mathanswer import (
     aime_reference,
     extract_math_answer,
@@ -18,6 +18,7 @@ from sweepbench.bench.scoring.mathanswer import (
     score_aime,
     score_math,
 )
+from sweepbench.bench.scoring.versions import using_rules
 from tests.bench.helpers import elbench_root
 
 DATA = elbench_root()
@@ -222,10 +223,35 @@ def test_hung_child_is_killed_and_replaced() -> None:
     checker = mathanswer._CheckerProcess()
     try:
         # timeout 0 disables the child's own alarm, so only the parent's deadline stops it
-        assert checker.check("9^{9^{9^{9}}}", "5", 0) is None
-        assert checker.check("\\frac{1}{2}", "0.5", 2) is True
+        assert checker.check(mathanswer.VERIFY, "9^{9^{9^{9}}}", "5", 0) is None
+        assert checker.check(mathanswer.VERIFY, "\\frac{1}{2}", "0.5", 2) is True
+        assert checker.check("qwen", "\\frac{1}{2}", "0.5", 2) is True
+        assert checker.check("prm", "204", "204", 2) is True
+        assert checker.check("prm", "204", "205", 2) is False
     finally:
         checker.stop()
+
+
+def test_elbench_checks_from_a_worker_thread_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mathanswer, "SYMBOLIC_TIMEOUT_S", 2)
+    results: dict[str, object] = {}
+
+    def work() -> None:
+        with using_rules("replicated"):
+            results["symbolic"] = score_math("\\boxed{(x+1)^2}", "x^2+2x+1").passed
+            results["prose"] = score_math("The answer is 0 This is it", "0").passed
+            start = time.monotonic()
+            results["tower"] = score_math("\\boxed{9**9**9**9}", "5").passed
+            results["tower_s"] = time.monotonic() - start
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join(timeout=90)
+    assert not thread.is_alive()
+    assert results["symbolic"] is True
+    assert results["prose"] is True  # ELBench parses the prose as a product with 0
+    assert results["tower"] is False
+    assert results["tower_s"] < 30
 
 
 def test_pathological_answer_is_bounded_in_the_main_thread(
@@ -261,3 +287,18 @@ def test_bold_final_answers_are_read() -> None:
     for text in ("The answer is **42**.", "The final answer is **42**", "The answer is *42*."):
         assert score_aime(text, "42").passed, text
     assert extract_math_answer("The answer is 2*3*4") == "2*3*4"  # a product is not italics
+
+
+@pytest.mark.parametrize(
+    ("text", "safe"),
+    [
+        ("sqrt(2)+x**2", True),
+        ("(1,2)", True),
+        ("__import__('os').system('ls')", False),
+        ("test()", False),
+        ("x.evalf()", False),
+        ("\\frac{1}{2}", False),
+    ],
+)
+def test_only_plain_arithmetic_reaches_sympys_python_parser(text: str, safe: bool) -> None:
+    assert elbench_math.python_safe(text) is safe

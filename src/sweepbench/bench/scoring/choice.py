@@ -13,7 +13,8 @@ prefix without its space (``FinalAnswer:``) are not read; omni does not read the
 prefix (its format check does). Corrected: a space after the letter must be followed by a
 capitalised word or ``because``/``since``/``as``/``is``/``which``; full-width letters,
 ``FinalAnswer`` and omni's ``FINAL ANSWER`` are read. Both read a lower-case letter with a
-bracket or stop after it (``Answer: d) Robbery``) and omni's ``答案：a``.
+bracket or stop after it (``Answer: d) Robbery``), omni's ``答案：a`` and a last line ``a``;
+only replicated reads omni's lower-case letters run together (``bad`` is B, A, D).
 """
 
 from __future__ import annotations
@@ -105,9 +106,12 @@ def _loose_letter(letter: str, rules: ScoringRules) -> str:
     return rf"({letter}|(?i:{letter})(?=\s*{_CLOSE}|[.,:;]))"
 
 
-def _multi_answer(letter: str) -> str:
+def _multi_answer(letter: str, rules: ScoringRules) -> str:
     """Several letters: capitals, run together or separated (``AC``, ``A,C``, ``A/C``), or
-    lower-case ones that are separated or alone (``a``, ``a,c``; not ``bad``)."""
+    lower-case ones that are separated or alone (``a``, ``a,c``; not ``bad``). Under ELBench's
+    rules, letters of either case run together too (``bad`` is B, A, D)."""
+    if rules.any_case_letter_runs:
+        return rf"((?i:{letter}(?:\s*[,/]?\s*{letter})*))"
     upper = rf"{letter}(?:\s*[,/]?\s*{letter})*"
     lower = rf"(?i:{letter}(?:\s*[,/]\s*{letter})*)"
     return f"({upper}|{lower})"
@@ -119,9 +123,10 @@ def _patterns(
 ) -> tuple[re.Pattern[str], re.Pattern[str] | None, re.Pattern[str]]:
     """The strict, loose (single letter only) and bare-letter patterns for one setting."""
     letter = _letter_class(choices)
-    # A lone letter may be lower-case ("Answer: b"); a bare last line of letters (multi) needs
-    # upper case, so a last line "Bad." is not read as letters.
-    answer = _multi_answer(letter) if multi else f"((?i:{letter}))"
+    # A lone letter may be lower-case ("Answer: b", a last line "a"); so may separated letters
+    # ("a, c"); run-together ones must be capitals, so a last line "Bad." is not read as letters
+    # (except under ELBench's rules, which read it B, A, D).
+    answer = _multi_answer(letter, rules) if multi else f"((?i:{letter}))"
     prefix = _prefix_group(prefixes, spaced=rules.ascii_letters_only)
     tail = rf"\s*{_CLOSE}?\s*[.!?]*"
     strict = re.compile(rf"{prefix}\s*:?\s*{_OPEN}?\s*{answer}{tail}")
@@ -130,8 +135,7 @@ def _patterns(
         loose_letter = _loose_letter(letter, rules)
         separator = _loose_separator(rules)
         loose = re.compile(rf"{prefix}\s*:?\s*{_OPEN}?\s*{loose_letter}{separator}.+")
-    bare_answer = rf"({letter}(?:\s*[,/]?\s*{letter})*)" if multi else answer
-    bare = re.compile(rf"{_OPEN}?\s*{bare_answer}{tail}")
+    bare = re.compile(rf"{_OPEN}?\s*{answer}{tail}")
     return strict, loose, bare
 
 

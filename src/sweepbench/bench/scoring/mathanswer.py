@@ -5,12 +5,9 @@ last number), normalised in the Qwen-Math style, and compared with the reference
 equality, then numbers, then element-wise for tuples and matrices, then symbolic equivalence
 with ``math_verify``.
 
-The scoring version (:mod:`.versions`) changes a few readings. Replicated (ELBench's): without a
-box, everything after the last case-exact marker is the answer (all lines, a trailing ``。``
-kept), bare unit words stay (``144 meters`` is not ``144``) and intervals match whatever their
-brackets (``[5,\\infty)`` is ``(5,\\infty)``). Corrected: the first line after a marker of any
-case, a final ``。`` dropped, ``144 meters`` read as ``144``, brackets must match. Both read
-number words, also above twenty (``forty-two``).
+That is the ``corrected`` scoring version (:mod:`.versions`). Under ``replicated``, answers are
+read by ELBench's own rules instead, which :mod:`.elbench_math` restates step by step (Qwen2.5-Math
+for MATH-500, PRM800K's grader for AIME), misreadings included.
 
 ``math_verify`` bounds its work with ``signal.alarm``, which only works in the main thread. In
 the main thread it is used as it is; from any other thread the symbolic check runs in a small
@@ -32,6 +29,7 @@ import threading
 from collections.abc import Callable
 
 from sweepbench.bench.items import Item, Task
+from sweepbench.bench.scoring import elbench_math
 from sweepbench.bench.scoring.base import Score
 from sweepbench.bench.scoring.registry import scorer
 from sweepbench.bench.scoring.versions import active_rules
@@ -48,8 +46,6 @@ _REPLY_TAG = "@@sweepbench-math:"
 _MINERVA = re.compile(r"final answer is \$(.+?)\$\.?\s*I hope", re.IGNORECASE | re.DOTALL)
 _BOX_START = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])")
 _ANSWER_MARKER = re.compile(r"he answer is|final answer is|答案是|answer\s*:", re.IGNORECASE)
-_EXACT_MARKER = re.compile(r"he answer is|final answer is|答案是|ANSWER:")
-"""ELBench's markers, case-exact ("The Answer Is 5" and "answer: 5" are not read)."""
 _THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _PLAIN_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:/\d+)?|-?\.\d+")
 _WRAPPERS = (("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"), ("**", "**"))
@@ -95,21 +91,9 @@ _EMPHASIS = re.compile(r"\*\*(.+?)\*\*|^\s*[*_]([^*_].*?)[*_](?=\s*[.。!]?\s*$)
 expression such as ``2*3`` is multiplication and stays)."""
 
 
-def _after_exact_marker(text: str) -> str | None:
-    """ELBench's reading: everything after the last case-exact marker, its lines joined."""
-    markers = list(_EXACT_MARKER.finditer(text))
-    if not markers:
-        return None
-    rest = text[markers[-1].end() :].lstrip(" :：\t")
-    joined = " ".join(line.strip() for line in rest.splitlines() if line.strip())
-    return joined or None
-
-
 def _after_marker(text: str) -> str | None:
     """The first non-empty line after the last "answer is"/"答案是"/"ANSWER:" phrase (any
-    case); under ELBench's rules, :func:`_after_exact_marker`."""
-    if active_rules().math_literal_answer:
-        return _after_exact_marker(text)
+    case)."""
     markers = list(_ANSWER_MARKER.finditer(text))
     if not markers:
         return None
@@ -130,9 +114,8 @@ def _last_number(text: str) -> str | None:
 
 
 def _clean_extracted(answer: str) -> str:
-    """An extracted answer without surrounding ``$``, ``\\(…\\)``, ``**`` or a final full stop
-    (a final ``。`` stays under ELBench's rules)."""
-    stops = (".", "/") if active_rules().math_literal_answer else (".", "/", "。")
+    """An extracted answer without surrounding ``$``, ``\\(…\\)``, ``**`` or a final full stop."""
+    stops = (".", "/", "。")
     answer = answer.strip()
     changed = True
     while changed and answer:
@@ -151,9 +134,12 @@ def _clean_extracted(answer: str) -> str:
 def extract_math_answer(text: str) -> str | None:
     """The final answer of a solution: a Minerva "final answer is $…$. I hope"; else the last
     brace-balanced ``\\boxed{…}``; else the text after "he answer is", "final answer is",
-    "答案是" or "ANSWER:"; else the last number. None when there is nothing."""
+    "答案是" or "ANSWER:"; else the last number. None when there is nothing. Under ELBench's
+    rules, :func:`.elbench_math.extract_answer`."""
     if not text or not text.strip():
         return None
+    if active_rules().elbench_math:
+        return elbench_math.extract_answer(text) or None
     minerva = list(_MINERVA.finditer(text))
     if minerva:
         found: str | None = minerva[-1].group(1)
@@ -248,11 +234,8 @@ def _unwrap_braces(text: str) -> str:
 
 
 def _drop_unit_words(text: str) -> str:
-    """``10\\text{ inches}`` → ``10``, ``5 cm`` → ``5`` (ELBench's rules keep ``5 cm``); other
-    text is kept."""
+    """``10\\text{ inches}`` → ``10``, ``5 cm`` → ``5``; other text is kept."""
     text = _TRAILING_UNIT.sub("", text)
-    if active_rules().math_literal_answer:
-        return text
     words = _NUMBER_THEN_WORDS.fullmatch(text.strip())
     return words.group(1) if words else text
 
@@ -389,12 +372,6 @@ def _unordered_equal(predicted: list[str], expected: list[str], equal: Equal) ->
     return True
 
 
-def _brackets_agree(predicted: str, expected: str) -> bool:
-    """Whether two outer bracket pairs agree: the same kind, or any kind under ELBench's rules
-    (which read ``[5,\\infty)`` as ``(5,\\infty)``)."""
-    return predicted == expected or not active_rules().interval_brackets_matter
-
-
 def _structure_equal(prediction: str, reference: str, equal: Equal) -> bool | None:
     """Element-wise comparison of matrices, bracketed tuples/intervals and bare lists; None
     when neither side has such a structure."""
@@ -405,8 +382,9 @@ def _structure_equal(prediction: str, reference: str, equal: Equal) -> bool | No
         )
     pred_tuple, ref_tuple = _bracketed(prediction), _bracketed(reference)
     if pred_tuple and ref_tuple and (len(pred_tuple[1]) > 1 or len(ref_tuple[1]) > 1):
-        same_brackets = _brackets_agree(pred_tuple[0], ref_tuple[0])
-        return same_brackets and _all_pairs_equal(pred_tuple[1], ref_tuple[1], equal)
+        return pred_tuple[0] == ref_tuple[0] and _all_pairs_equal(
+            pred_tuple[1], ref_tuple[1], equal
+        )
     pred_list, ref_list = _split_top_level(prediction), _split_top_level(reference)
     if len(ref_list) > 1 and not ref_tuple and not pred_tuple:
         return _unordered_equal(pred_list, ref_list, equal)
@@ -465,17 +443,38 @@ def _numerically_close(gold: object, answer: object) -> bool:
     return math.isclose(a.real, b.real, rel_tol=NUMERIC_REL_TOL, abs_tol=1e-12)
 
 
+VERIFY = "verify"
+"""The kind of check that is math_verify's; the others are :data:`.elbench_math.SYMBOLIC_CHECKS`."""
+
+
+def _check_here(kind: str, first: str, second: str, timeout: int | None, numeric: bool) -> bool:
+    """One symbolic check in this process: math_verify (:func:`_verify_here`, ``first`` the
+    reference) or one of ELBench's (:data:`.elbench_math.SYMBOLIC_CHECKS`), bounded by a
+    signal-based alarm of ``timeout`` seconds (None: unbounded)."""
+    if kind == VERIFY:
+        return _verify_here(first, second, timeout, numeric)
+    from math_verify.errors import TimeoutException
+    from math_verify.utils import timeout as time_limit
+
+    check = elbench_math.SYMBOLIC_CHECKS[kind]
+    try:
+        bounded = check if timeout is None else time_limit(timeout)(check)
+        return bool(bounded(first, second))
+    except TimeoutException:  # not an Exception subclass: catch it by name
+        return False
+
+
 def _serve_checks() -> None:
-    """Child-process loop: read ``[reference, prediction, timeout]`` JSON lines from stdin,
-    answer each with a tagged 1/0 line on stdout (math_verify's own alarm works here: this is
-    the child's main thread)."""
+    """Child-process loop: read ``[kind, first, second, timeout, numeric]`` JSON lines from
+    stdin, answer each with a tagged 1/0 line on stdout (the signal-based alarms work here:
+    this is the child's main thread)."""
     import math_verify  # noqa: F401  (import once, before saying ready)
 
     print(f"{_REPLY_TAG}ready", flush=True)
     for line in sys.stdin:
-        reference, prediction, timeout, numeric = json.loads(line)
+        kind, first, second, timeout, numeric = json.loads(line)
         try:
-            ok = _verify_here(reference, prediction, int(timeout), bool(numeric))
+            ok = _check_here(str(kind), first, second, int(timeout), bool(numeric))
         except Exception:
             ok = False
         print(f"{_REPLY_TAG}{1 if ok else 0}", flush=True)
@@ -494,7 +493,7 @@ class _CheckerProcess:
         self._replies: queue.Queue[str] = queue.Queue()
 
     def check(
-        self, reference: str, prediction: str, timeout: int, numeric: bool = False
+        self, kind: str, first: str, second: str, timeout: int, numeric: bool = False
     ) -> bool | None:
         """The verdict, or None when the child could not give one in time (it is killed)."""
         with self._lock:
@@ -502,7 +501,7 @@ class _CheckerProcess:
             if process is None or process.stdin is None:
                 return None
             try:
-                message = json.dumps([reference, prediction, timeout, numeric])
+                message = json.dumps([kind, first, second, timeout, numeric])
                 process.stdin.write(message + "\n")
                 process.stdin.flush()
                 reply = self._replies.get(timeout=3 * timeout + 1)
@@ -560,35 +559,34 @@ _CHECKER = _CheckerProcess()
 atexit.register(_CHECKER.stop)
 
 
-_PROSE = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{4,}|[\u3000-\u303f\u4e00-\u9fff]")
-"""A word of four letters or more that is not a LaTeX command (``meters``, ``This``; not
-``xy``), or a Chinese character or mark."""
-
-
-def has_prose(answer: str) -> bool:
-    """Whether an answer holds words or Chinese text besides its mathematics (``\\text{}``
-    contents count as math); ELBench's symbolic parse fails on such answers."""
-    return _PROSE.search(_TEXT_WRAPPER.sub("", answer)) is not None
-
-
-def symbolic_equal(reference: str, prediction: str, *, numeric: bool = False) -> bool:
-    """math_verify equivalence of two LaTeX answers (``numeric``: or values equal to a
-    relative 1e-4), bounded by :data:`SYMBOLIC_TIMEOUT_S` in any thread. A check that times
-    out, fails or is too long counts as not equal."""
-    if active_rules().math_literal_answer and has_prose(prediction):
-        return False
-    if not reference or not prediction:
-        return False
-    if max(len(reference), len(prediction)) > MAX_SYMBOLIC_CHARS:
+def bounded_check(kind: str, first: str, second: str, *, numeric: bool = False) -> bool:
+    """One symbolic check (:func:`_check_here`) bounded by :data:`SYMBOLIC_TIMEOUT_S` in any
+    thread: here in the main thread, else in the checker child. A check that times out, fails
+    or is too long counts as not equal."""
+    if max(len(first), len(second)) > MAX_SYMBOLIC_CHARS:
         return False
     if threading.current_thread() is threading.main_thread():
         try:
-            return _verify_here(reference, prediction, SYMBOLIC_TIMEOUT_S, numeric)
+            return _check_here(kind, first, second, SYMBOLIC_TIMEOUT_S, numeric)
         except ValueError:  # signals unavailable even here (e.g. a sub-interpreter)
             pass
         except Exception:
             return False
-    return bool(_CHECKER.check(reference, prediction, SYMBOLIC_TIMEOUT_S, numeric))
+    return bool(_CHECKER.check(kind, first, second, SYMBOLIC_TIMEOUT_S, numeric))
+
+
+def symbolic_equal(reference: str, prediction: str, *, numeric: bool = False) -> bool:
+    """math_verify equivalence of two LaTeX answers (``numeric``: or values equal to a
+    relative 1e-4), by :func:`bounded_check`."""
+    if not reference or not prediction:
+        return False
+    return bounded_check(VERIFY, reference, prediction, numeric=numeric)
+
+
+def elbench_symbolic(kind: str, first: str, second: str) -> bool:
+    """One of ELBench's symbolic checks (``qwen``: Qwen2.5-Math's, ``prm``: PRM800K's), by
+    :func:`bounded_check`."""
+    return bounded_check(kind, first, second)
 
 
 # --- MATH-500 -------------------------------------------------------------------------------
@@ -623,8 +621,18 @@ def _math_score(extracted: str | None, reference: str, equal: Equal) -> Score:
     return Score.binary(ok, reason, **metadata)
 
 
+def _replicated_math_equal(prediction: str, reference: str) -> bool:
+    """ELBench's MATH-500 equality (:func:`.elbench_math.qwen_equal`)."""
+    return elbench_math.qwen_equal(prediction, reference, elbench_symbolic)
+
+
 def score_math(response: str, reference: str) -> Score:
-    """1/pass when the response's final answer equals the MATH reference (:func:`math_equal`)."""
+    """1/pass when the response's final answer equals the MATH reference (:func:`math_equal`;
+    under ELBench's rules, its reading of both)."""
+    if active_rules().elbench_math:
+        expected = elbench_math.strip_answer(reference)
+        extracted = elbench_math.extract_answer(response or "") or None
+        return _math_score(extracted, expected, _replicated_math_equal)
     return _math_score(extract_math_answer(response), reference.strip(), math_equal)
 
 
@@ -669,15 +677,32 @@ def aime_equal(prediction: str, reference: str) -> bool:
         return True
     pred_tuple, ref_tuple = _bracketed(pred), _bracketed(ref)
     if pred_tuple and ref_tuple:
-        same = _brackets_agree(pred_tuple[0], ref_tuple[0])
-        return same and _all_pairs_equal(pred_tuple[1], ref_tuple[1], _aime_element_equal)
+        return pred_tuple[0] == ref_tuple[0] and _all_pairs_equal(
+            pred_tuple[1], ref_tuple[1], _aime_element_equal
+        )
     pred_parts, ref_parts = _split_top_level(pred), _split_top_level(ref)
     return _all_pairs_equal(pred_parts, ref_parts, _aime_element_equal)
 
 
+def _replicated_aime_equal(prediction: str, reference: str) -> bool:
+    """ELBench's AIME equality (PRM800K's grader, :func:`.elbench_math.prm_equal`)."""
+    return elbench_math.prm_equal(prediction, reference, elbench_symbolic)
+
+
+def _replicated_aime_reference(target: str) -> str:
+    """ELBench's AIME key: the target read with no last-number fallback, else cleaned."""
+    read = elbench_math.extract_answer(target, use_last_number=False)
+    return read or elbench_math.strip_answer(target)
+
+
 def score_aime(response: str, reference: str) -> Score:
     """1/pass when the response's final answer equals the AIME reference (the target's
-    ``\\boxed{}`` content, see :func:`aime_reference`) by :func:`aime_equal`."""
+    ``\\boxed{}`` content, see :func:`aime_reference`) by :func:`aime_equal`; under ELBench's
+    rules, by PRM800K's grader on ELBench's reading of both."""
+    if active_rules().elbench_math:
+        expected = _replicated_aime_reference(reference)
+        extracted = elbench_math.extract_answer(response or "") or None
+        return _math_score(extracted, expected, _replicated_aime_equal)
     return _math_score(extract_math_answer(response), aime_reference(reference), aime_equal)
 
 

@@ -7,8 +7,11 @@ checked. Two readings (:mod:`.versions`):
 - replicated (ELBench's): the reply is upper-cased and a letter needs Unicode word boundaries,
   so a letter touching a Chinese character is lost ("我选择A和C" gives nothing) while a
   lower-case "a, c" and an English article "a" count (spec §20 #11);
-- corrected: capital letters only, with no ASCII letter, digit or underscore either side
-  ("选A和C" gives A and C; "a" is not a letter choice). An article "A" still counts.
+- corrected: capital letters with no ASCII letter, digit or underscore either side ("选A和C"
+  gives A and C; an article "A" still counts), and lower-case letters where they are plainly
+  options: in brackets ("(a)", "b)"), in a list of letters ("a, c", "b and d", "a/c"), after a
+  colon ("Answer: b") or alone. Other lower-case letters count too, except the article "a" and
+  the letters of abbreviations ("e.g."), so "a good choice is C" gives C.
 """
 
 from __future__ import annotations
@@ -39,13 +42,68 @@ def _standalone(letters: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z0-9_])([{re.escape(letters)}])(?![A-Za-z0-9_])")
 
 
+@lru_cache(maxsize=16)
+def _standalone_any_case(letters: str) -> re.Pattern[str]:
+    """A letter from ``letters`` of either case, as :func:`_standalone`."""
+    return re.compile(rf"(?<![A-Za-z0-9_])((?i:[{re.escape(letters)}]))(?![A-Za-z0-9_])")
+
+
+_LIST_SEPARATOR = re.compile(r"\s*(?:[,，、/&;+]|and|or|和|或|与|及)\s*", re.IGNORECASE)
+_OPENING = re.compile(r"(?:^|[:：]|[(（\[])\s*$")
+_BRACKETED_AFTER = re.compile(r"^\s*[)）\]]")
+_TRAILING_STOP = re.compile(r"^\s*[.。!！]?\s*$")
+
+
+def _in_a_list(text: str, spans: list[tuple[int, int]], index: int) -> bool:
+    """Whether letter ``index`` is joined to a neighbouring letter by a list separator."""
+    start, end = spans[index]
+    before = index > 0 and _LIST_SEPARATOR.fullmatch(text[spans[index - 1][1] : start])
+    after = index + 1 < len(spans) and _LIST_SEPARATOR.fullmatch(text[end : spans[index + 1][0]])
+    return bool(before or after)
+
+
+def _is_abbreviation(text: str, start: int, end: int) -> bool:
+    """Whether the letter at ``start`` is part of an abbreviation such as "e.g." or "i.e."."""
+    dotted_after = text[end : end + 1] == "." and text[end + 1 : end + 2].isalpha()
+    dotted_before = start >= 2 and text[start - 1] == "." and text[start - 2].isalpha()
+    return dotted_after or dotted_before
+
+
+def _lower_case_is_option(text: str, spans: list[tuple[int, int]], index: int) -> bool:
+    """Whether a lower-case letter names an option: bracketed, after a colon or at the start
+    of a line, in a list, or alone; else any letter but the article "a" and abbreviations."""
+    start, end = spans[index]
+    line_start = text.rfind("\n", 0, start) + 1
+    if _OPENING.search(text[line_start:start]) and (
+        _TRAILING_STOP.match(text[end:].split("\n", 1)[0]) or _BRACKETED_AFTER.match(text[end:])
+    ):
+        return True
+    if _BRACKETED_AFTER.match(text[end:]) or _in_a_list(text, spans, index):
+        return True
+    if _is_abbreviation(text, start, end):
+        return False
+    return text[start] != "a"
+
+
+def _corrected_letters(text: str, letters: str) -> list[str]:
+    """The letters the corrected reading takes: capitals standing alone, and the lower-case
+    ones :func:`_lower_case_is_option` accepts."""
+    matches = list(_standalone_any_case(letters).finditer(text))
+    spans = [m.span(1) for m in matches]
+    return [
+        m.group(1).upper()
+        for index, m in enumerate(matches)
+        if m.group(1).isupper() or _lower_case_is_option(text, spans, index)
+    ]
+
+
 def letter_set(text: str, letters: str = DEFAULT_LETTERS) -> list[str]:
     """The standalone letters of ``text`` that are in ``letters`` (by the rules in force),
     de-duplicated in order of first appearance."""
     if active_rules().unicode_letter_bounds:
         candidates = _word_bounded(letters.upper()).findall((text or "").upper())
     else:
-        candidates = _standalone(letters).findall(text or "")
+        candidates = _corrected_letters(text or "", letters.upper())
     found: list[str] = []
     for letter in candidates:
         if letter not in found:

@@ -3,8 +3,9 @@
 ``replicated`` (the default of every run) reads answers as the original ELBench code does, so
 scores are comparable with the published ones, misreadings included. ``corrected`` fixes the
 misreadings that can be justified (letters next to Chinese characters, prose read as a letter,
-the omni ``FINAL ANSWER`` prefix, the math fallbacks, interval brackets). The version is part of
-a run's settings hash, so runs scored differently never share a hash nor a ranking.
+the omni ``FINAL ANSWER`` prefix, the math extraction, number words, units and brackets). The
+version is part of a run's settings hash, so runs scored differently never share a hash nor a
+ranking.
 
 Scorers read the rules in force with :func:`active_rules`; :func:`using_rules` sets them for the
 duration of one scoring call (a context variable, so threads and tasks do not interfere). Outside
@@ -35,7 +36,9 @@ class ScoringRules:
     version: ScoringVersion
     unicode_letter_bounds: bool
     """SATAs: the reply is upper-cased and letters need Unicode word boundaries (a letter
-    touching a Chinese character is lost; ``a`` and ``(c)`` count)."""
+    touching a Chinese character is lost; every ``a``, the article too, counts). Otherwise
+    capitals count next to Chinese text, and lower-case letters only in a list, in brackets
+    or alone (the article "a" does not)."""
     loose_prose_letter: bool
     """Choice, loose form: any letter case and any word after a space (``ANSWER: I think…``
     reads I, ``ANSWER: B or C`` reads B)."""
@@ -45,12 +48,13 @@ class ScoringRules:
     omni_final_answer_prefix: bool
     """omni: ``FINAL ANSWER`` is read as a prefix (ELBench's format check accepts it, its scorer
     does not, so False there)."""
-    math_literal_answer: bool
-    """MATH/AIME answers read literally: without a box, everything after the last case-exact
-    marker (all lines), a trailing ``。`` kept, bare unit words (``144 meters``) kept, and an
-    answer with prose in it is never rescued by the symbolic check."""
-    interval_brackets_matter: bool
-    """``[5,\\infty)`` differs from ``(5,\\infty)``."""
+    any_case_letter_runs: bool
+    """omni: letters of either case may run together (``bad`` reads B, A, D), so a bare ``a``
+    is A. Otherwise lower-case letters must stand alone or be separated (``a``, ``a,c``)."""
+    elbench_math: bool
+    """MATH/AIME are read by ELBench's own rules, step by step (:mod:`.elbench_math`: no
+    ``\\fbox``, case-exact markers, ``word2number``'s number words, ``and`` deleted, prose
+    parsed as a product, PRM800K's unit words for AIME…); otherwise by :mod:`.mathanswer`'s."""
 
 
 REPLICATED: Final = ScoringRules(
@@ -59,8 +63,8 @@ REPLICATED: Final = ScoringRules(
     loose_prose_letter=True,
     ascii_letters_only=True,
     omni_final_answer_prefix=False,
-    math_literal_answer=True,
-    interval_brackets_matter=False,
+    any_case_letter_runs=True,
+    elbench_math=True,
 )
 CORRECTED: Final = ScoringRules(
     version="corrected",
@@ -68,8 +72,8 @@ CORRECTED: Final = ScoringRules(
     loose_prose_letter=False,
     ascii_letters_only=False,
     omni_final_answer_prefix=True,
-    math_literal_answer=False,
-    interval_brackets_matter=True,
+    any_case_letter_runs=False,
+    elbench_math=False,
 )
 _BY_VERSION: Final[dict[str, ScoringRules]] = {r.version: r for r in (REPLICATED, CORRECTED)}
 _ACTIVE: ContextVar[ScoringRules] = ContextVar("sweepbench_scoring_rules", default=CORRECTED)
