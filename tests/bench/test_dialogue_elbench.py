@@ -50,7 +50,9 @@ def test_templates_become_scenarios(bench: Benchmark) -> None:
     assert guided.names["teacher"] == "teacher"
     assert scenario_for(bench.task("question")).names["teacher"] == "test_model"
     task = bench.task("guided")
-    corrected = scenario_for(replace(task, options={**task.options, "scoring_version": "corrected"}))
+    corrected = scenario_for(
+        replace(task, options={**task.options, "scoring_version": "corrected"})
+    )
     assert corrected.veto_field == "角色一致性"
     assert guided.opening == "这是本次一对一辅导所要讲的习题: {question}"
     assert guided.student and guided.teacher[0].role == "system"

@@ -116,9 +116,7 @@ def test_corrected_keeps_the_budget_but_gives_the_teacher_the_last_word(bench: B
     assert speakers == ["opening"] + ["teacher", "student"] * 9 + ["teacher"]
 
 
-@pytest.mark.parametrize(
-    ("limit", "steps"), [(40, 20), (7, 7), (None, 20), ("many", 20), (1, 1)]
-)
+@pytest.mark.parametrize(("limit", "steps"), [(40, 20), (7, 7), (None, 20), ("many", 20), (1, 1)])
 def test_the_superstep_budget_is_the_templates_recursion_limit_capped_at_twenty(
     limit: Any, steps: int
 ) -> None:
@@ -294,7 +292,9 @@ def test_the_single_turn_evaluators_are_sent_what_elbench_sends(
     name = next(iter(raw["agents"]))
     dialog = f"{name}: 这是我的讲解。"
     prompts = raw["evaluation"]["prompt"]
-    system = fill_task(next(p["content"] for p in prompts if p["role"] == "system"), payload, dialog)
+    system = fill_task(
+        next(p["content"] for p in prompts if p["role"] == "system"), payload, dialog
+    )
     assert messages[0].content.startswith(system + "\n\nReturn exactly one JSON object")
     others = [p for p in prompts if p["role"] != "system"]
     if others:
@@ -328,9 +328,9 @@ def test_replicated_has_no_code_veto_corrected_keeps_it(bench: Benchmark) -> Non
 def test_the_knowledge_pass_mark_is_three_replicated_six_corrected(bench: Benchmark) -> None:
     assert scenario(bench, "knowledge", "replicated").threshold == 3.0
     assert scenario(bench, "knowledge", "corrected").threshold == 6.0
-    assert {scenario(bench, t, "replicated").threshold for t in ("question", "cross", "guided")} == {
-        3.0
-    }
+    assert {
+        scenario(bench, t, "replicated").threshold for t in ("question", "cross", "guided")
+    } == {3.0}
     four = marked({"a": 4})
     assert evaluation_of(scenario(bench, "knowledge", "replicated"), lambda n: four)[0].passed
     assert not evaluation_of(scenario(bench, "knowledge", "corrected"), lambda n: four)[0].passed
@@ -340,8 +340,8 @@ def test_the_reply_is_read_from_the_greedy_span(bench: Benchmark) -> None:
     two_blocks = f"{marked({'a': 1})}\nOn reflection:\n{marked({'a': 5})}"
     with pytest.raises(ValueError):  # first start to last end: not one JSON object
         parse_reply(two_blocks)
-    assert parse_reply(f"{START}\n```json\n{{\"a\": 2}}\n```\n<END OF EVAL OUTPUT>") == {"a": 2}
-    assert parse_reply("\\<START OF EVAL OUTPUT\\>{\"a\": 3}\\<END OF EVAL OUTPUT\\>") == {"a": 3}
+    assert parse_reply(f'{START}\n```json\n{{"a": 2}}\n```\n<END OF EVAL OUTPUT>') == {"a": 2}
+    assert parse_reply('\\<START OF EVAL OUTPUT\\>{"a": 3}\\<END OF EVAL OUTPUT\\>') == {"a": 3}
     # replicated: unreadable every time, so asked the template's retry.attempt times (15 for
     # the guided lesson, 5 for knowledge), then unknown — not a pass, not a failure
     for task_id, attempts in (("guided", 15), ("knowledge", 5)):

@@ -116,11 +116,14 @@ def call_settings(
     server), at temperature 0 (ELBench's ``configs/models.yaml`` gives every model, its judge
     included, ``temperature: 0``); in ELBench's runtime its budget is 1,024 tokens, the
     bridge's floor. The teacher (the model under test): its budget and the run's
-    ``temperature``; the student: its budget."""
+    ``temperature``; the student: its budget, at temperature 0 in ELBench's runtime (its
+    ``ModelConfig`` default, which its test endpoint keeps)."""
     if role == "teacher":
         return GenerateSettings(max_tokens=budget, temperature=temperature)
     if role == "student":
-        return GenerateSettings(max_tokens=budget)
+        return GenerateSettings(
+            max_tokens=budget, temperature=0.0 if scenario.runtime == "elbench" else None
+        )
     if scenario.runtime == "elbench":
         budget = min(budget, EVALUATOR_MAX_TOKENS) if budget else EVALUATOR_MAX_TOKENS
     return GenerateSettings(

@@ -70,7 +70,9 @@ def replace_variables(template: str, variables: Mapping[str, Any]) -> str:
     """``{name}`` replaced by each task field in turn (``str.replace``, field order), as the
     runtime's ``replace_prompt`` does: a value holding another ``{field}`` is filled too."""
     for name, value in variables.items():
-        template = template.replace("{" + str(name) + "}", value if isinstance(value, str) else str(value))
+        template = template.replace(
+            "{" + str(name) + "}", value if isinstance(value, str) else str(value)
+        )
     return template
 
 
@@ -150,7 +152,9 @@ def format_instruction(example: str) -> str:
     )
 
 
-TOOL_INSTRUCTION = "\n\nPlease call the save_result_to_database tool to store the evaluation result."
+TOOL_INSTRUCTION = (
+    "\n\nPlease call the save_result_to_database tool to store the evaluation result."
+)
 """What the runtime appends to the system prompt in ``tool`` format mode."""
 
 
@@ -166,7 +170,7 @@ def evaluator_messages(
         raise DataError(f"{scenario.id}: the rubric has more than one system prompt")
     system = fill_rubric(systems[0].content, task, dialog) if systems else ""
     others = [
-        Message(m.role or "user", fill_rubric(m.content, task, dialog))
+        Message(m.role, fill_rubric(m.content, task, dialog))  # unnamed ones are user turns
         for m in scenario.evaluation
         if m.role != "system"
     ]
@@ -193,7 +197,8 @@ def parse_reply(text: str) -> Any:
     found = _MARKED.findall(text)
     if not found:
         raise Unreadable("the reply has no <START OF EVAL OUTPUT> … <END OF EVAL OUTPUT> span")
-    body = found[-1].strip().strip("```").strip("json")
+    # ELBench's own strip: characters, not prefixes (a body ending in "n" loses it too)
+    body = found[-1].strip().strip("```").strip("json")  # noqa: B005
     try:
         return bounded_json_loads(body)
     except (ValueError, RecursionError) as exc:

@@ -109,10 +109,15 @@ def evaluation_attempts(scenario: Scenario) -> int:
 def evaluator_budget(scenario: Scenario, evaluator_limit: int) -> int:
     """The evaluator's output budget: ELBench's 1,024 tokens in its runtime, else at least
     that."""
-    return call_settings(scenario, "evaluator", max(evaluator_limit, EVALUATOR_MIN_TOKENS)).max_tokens or EVALUATOR_MIN_TOKENS
+    return (
+        call_settings(scenario, "evaluator", max(evaluator_limit, EVALUATOR_MIN_TOKENS)).max_tokens
+        or EVALUATOR_MIN_TOKENS
+    )
 
 
-def dialogue_settings(scenario: Scenario, task: str, limit: int, evaluator_limit: int) -> dict[str, object]:
+def dialogue_settings(
+    scenario: Scenario, task: str, limit: int, evaluator_limit: int
+) -> dict[str, object]:
     """How a task's dialogues are played and scored, for the estimate's technical details."""
     teacher, student = turn_counts(scenario)
     evaluator = call_settings(scenario, "evaluator", evaluator_budget(scenario, evaluator_limit))
@@ -124,8 +129,13 @@ def dialogue_settings(scenario: Scenario, task: str, limit: int, evaluator_limit
         "max_teacher_turns": teacher,
         "max_student_turns": student,
         "superstep_limit": scenario.max_turns,
-        "teacher": {"max_tokens": limit},
-        "student": {"max_tokens": limit} if scenario.flow == "guided" else None,
+        "teacher": {"max_tokens": limit, "temperature": "the run's (--temperature)"},
+        "student": {
+            "max_tokens": limit,
+            "temperature": call_settings(scenario, "student", limit).temperature,
+        }
+        if scenario.flow == "guided"
+        else None,
         "evaluator": {
             "max_tokens": evaluator.max_tokens,
             "temperature": evaluator.temperature,

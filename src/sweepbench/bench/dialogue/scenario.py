@@ -212,8 +212,9 @@ def scenario_from_options(task_id: str, options: Mapping[str, Any]) -> Scenario:
         threshold = elbench_runtime.PASS_THRESHOLD
     extra: dict[str, Any] = {}
     if elbench:
-        retry = options.get("retry") if isinstance(options.get("retry"), Mapping) else {}
-        attempts = _whole(retry.get("attempt"), elbench_runtime.DEFAULT_ATTEMPTS)
+        retry = options.get("retry")
+        attempt = retry.get("attempt") if isinstance(retry, Mapping) else None
+        attempts = _whole(attempt, elbench_runtime.DEFAULT_ATTEMPTS)
         extra = {
             "runtime": "elbench",
             "max_turns": elbench_runtime.superstep_limit(options.get("recursion_limit"))
