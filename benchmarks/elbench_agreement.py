@@ -272,6 +272,7 @@ def import_elbench(src: Path) -> Elbench:
     from elbench.judges.judge_teaching_harm import TeachingHarmJudge
     from elbench.schemas.evaluation import ModelResponse, Sample
 
+    substitute_punkt_data()
     judges = {
         "mmlu_pro": MMLUProJudge(), "ceval": MMLUProJudge(), "highlevel_omni": HighLevelJudge(),
         "teaching_harm": TeachingHarmJudge(), "math_500": Math500Judge(),
@@ -279,6 +280,36 @@ def import_elbench(src: Path) -> Elbench:
         "ifeval": IFEvalJudge(),
     }  # fmt: skip
     return Elbench(judges, Sample, ModelResponse)
+
+
+def substitute_punkt_data() -> bool:
+    """When nltk's Punkt data is not installed (``nltk.download`` needs the internet), give
+    ELBench's IFEval the same English Punkt model from the ``punkt`` package sweepbench uses,
+    for sentences and for ``word_tokenize``'s sentence split. True when substituted."""
+    import nltk
+    from elbench.judges.ifeval_rule import instructions_util
+
+    try:
+        nltk.data.find("tokenizers/punkt/english.pickle")
+        nltk.data.find("tokenizers/punkt_tab/english/")
+        return False
+    except LookupError:
+        pass
+    import punkt
+    from nltk.tokenize import NLTKWordTokenizer
+
+    sentences = punkt.PunktSentenceTokenizer(punkt.load_model("english"))
+    words = NLTKWordTokenizer()
+
+    def word_tokenize(text: str) -> list[str]:
+        return [
+            token for sentence in sentences.tokenize(text) for token in words.tokenize(sentence)
+        ]
+
+    instructions_util._get_sentence_tokenizer = lambda: sentences
+    instructions_util.nltk.word_tokenize = word_tokenize
+    print("nltk's Punkt data is absent: ELBench's IFEval uses the punkt package's English model")
+    return True
 
 
 def elbench_sample(elb: Elbench, task: Task, item: Item) -> Any:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sweepbench.bench.items import Benchmark
-from sweepbench.bench.scoring.choice import score_choice
+from sweepbench.bench.scoring import format_checker, score_answer
 from sweepbench.bench.scoring.ifeval import build_checks, score_ifeval
 from sweepbench.bench.sources.declared import SAMPLE_FOLDER, SCORERS, sample_benchmark
 
@@ -32,7 +32,7 @@ def test_every_area_has_items_and_every_scorer_is_known(sample: Benchmark) -> No
     assert [area.label for area in sample.areas] == [
         "Arithmetic", "Multiple choice", "Instruction following", "Judged"]  # fmt: skip
     assert all(sum(len(t.items) for t in area.tasks) > 0 for area in sample.areas)
-    assert {task.scorer for task in sample.tasks} == {"numeric", "choice", "ifeval", "judge"}
+    assert {task.scorer for task in sample.tasks} == {"numeric", "choice_free", "ifeval", "judge"}
     assert all(task.scorer in SCORERS for task in sample.tasks)
     assert [t.grading for t in sample.tasks] == ["auto", "auto", "auto", "judge"]
     explain = sample.task("explain")
@@ -66,11 +66,50 @@ def test_multiple_choice_answers_are_spread_and_gradable(sample: Benchmark) -> N
     assert set(letters) == {"A", "B", "C", "D"} and max(letters.values()) <= 3
     for item in task.items:
         assert "\nA) " in item.prompt and "\nD) " in item.prompt
-        assert item.prompt.endswith("the letter of your choice.")
-        right = score_choice(f"Let me think.\nANSWER: {item.reference}", item.reference, choices=4)
-        assert right.passed, item.sample_id
-        wrong = "A" if item.reference != "A" else "B"
-        assert not score_choice(f"ANSWER: {wrong}", item.reference, choices=4).passed
+        assert item.prompt.endswith("Answer with the letter of the right option: A, B, C or D.")
+        key = str(item.reference)
+        text = str(item.metadata[key])
+        wrong = "A" if key != "A" else "B"
+        for reply in (f"Let me think.\nANSWER: {key}", f"{key}) {text}", f"**{key}**", text):
+            assert score_answer(task, item, reply).passed, (item.sample_id, reply)
+        assert not score_answer(task, item, f"{wrong}) {item.metadata[wrong]}").passed
+
+
+SAMPLE_REPLIES = [
+    ("B) Mercury", True),
+    ("B. Mercury", True),
+    ("**B**", True),
+    ("The answer is B", True),
+    ("The answer is B.", True),
+    ("B: Mercury", True),
+    ("Mercury", True),
+    ("mercury.", True),
+    ("Mercury is the closest planet to the Sun.", True),
+    ("I think it is B) Mercury.", True),
+    ("(B)", True),
+    ("b", True),
+    ("ANSWER: B", True),
+    ("Answer: b) Mercury", True),
+    ("Venus is second, so the answer is B.", True),
+    ("A) Venus", False),
+    ("Venus", False),
+    ("A spider has eight legs.", False),
+    ("Mercury or Venus", False),
+    ("", False),
+]
+
+
+@pytest.mark.parametrize("version", ["replicated", "corrected"])
+@pytest.mark.parametrize(("reply", "passed"), SAMPLE_REPLIES)
+def test_the_sample_reads_the_answers_models_write(
+    sample: Benchmark, version: str, reply: str, passed: bool
+) -> None:
+    task = sample.task("multiple_choice")
+    item = next(i for i in task.items if i.sample_id == "mc-01")  # Mercury, key B
+    assert score_answer(task, item, reply, version=version).passed is passed
+    check = format_checker(task, item, version=version)
+    assert check is not None
+    assert check(reply) is (reply not in ("", "A spider has eight legs.", "Mercury or Venus"))
 
 
 def test_instruction_items_use_real_ifeval_checks(sample: Benchmark) -> None:

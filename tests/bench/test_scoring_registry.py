@@ -79,7 +79,7 @@ def test_the_facts_the_callers_read() -> None:
     def having(fact: str) -> set[str]:
         return {n for n in scorer_names() if getattr(get_scorer(n), fact)}
 
-    assert having("format_check") == {"choice", "choice_multi"}
+    assert having("format_check") == {"choice", "choice_multi", "choice_free"}
     assert having("partial_credit") == {"option_set"}
     assert having("retry_when_cut") == {"math", "aime"}
     assert having("needs_judge") == {"judge", "runtime"}

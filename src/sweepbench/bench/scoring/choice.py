@@ -26,7 +26,7 @@ from functools import lru_cache
 from sweepbench.bench.items import Item, Task
 from sweepbench.bench.scoring.base import Score
 from sweepbench.bench.scoring.registry import FormatCheck, scorer
-from sweepbench.bench.scoring.versions import ScoringRules, active_rules
+from sweepbench.bench.scoring.versions import ScoringRules, active_rules, using_rules
 from sweepbench.errors import DataError
 
 EN_PREFIXES: tuple[str, ...] = ("FINAL ANSWER", "ANSWER")
@@ -299,3 +299,97 @@ def choice_multi_task(task: Task, item: Item, response: str) -> Score:
         choices=task_choices(task, item),
         prefixes=task_prefixes(task, "zh"),
     )
+
+
+# --- free-form single choice (the sample benchmark's own reading) ----------------------------
+
+_STATED_LETTER = re.compile(
+    r"(?i:\b(?:final\s+answer|answer|choice|option)\b(?:\s+(?:is|would\s+be))?\s*[:：\-]?\s*)"
+    r"[(\[]?([A-Z])(?![A-Za-z0-9])"
+)
+"""``The answer is B``, ``Answer: B``, ``my choice is (B)``, ``option C``."""
+_LEADING_LETTER = re.compile(r"^[(\[]?([A-Z])(?:[)\].:：]|\s*$|\s+[-–—]\s)")
+"""A line that starts with an option's letter: ``B) Mercury``, ``B. Mercury``, ``B: Mercury``,
+``(B)``, ``B``, ``B - Mercury``."""
+_MARKED_LETTER = re.compile(r"(?<![A-Za-z0-9])[(\[]?([A-Z])[)\]](?![A-Za-z0-9])")
+"""A letter with a closing bracket anywhere in a line (``it is B) Mercury``)."""
+_WORDS = re.compile(r"[^\w]+")
+
+
+def option_texts(item: Item, choices: int) -> list[str]:
+    """An item's option texts: its ``choices`` metadata when that is a list, else its metadata
+    fields named by the letters (``A``, ``B``, …); empty when it has neither."""
+    listed = item.metadata.get("choices")
+    if isinstance(listed, list | tuple):
+        return [str(text) for text in listed]
+    texts = [item.metadata.get(letter) for letter in _ALPHABET[:choices]]
+    return [str(t) for t in texts] if all(t is not None for t in texts) else []
+
+
+def _words(text: str) -> str:
+    """Lower-cased words joined by single spaces (punctuation and markdown dropped)."""
+    return " ".join(_WORDS.sub(" ", text.lower()).split())
+
+
+def _letter_from_line(line: str, valid: str) -> str | None:
+    """The letter a single line states, leads with or brackets (the last one when several)."""
+    for pattern in (_STATED_LETTER, _LEADING_LETTER, _MARKED_LETTER):
+        letters = [m.group(1) for m in pattern.finditer(line) if m.group(1) in valid]
+        if letters:
+            return letters[-1]
+    return None
+
+
+def _letter_from_text(line: str, texts: list[str]) -> str | None:
+    """The option whose text the line names, when exactly one does (whole words)."""
+    said = f" {_words(line)} "
+    named = [i for i, text in enumerate(texts) if _words(text) and f" {_words(text)} " in said]
+    return _ALPHABET[named[0]] if len(named) == 1 else None
+
+
+def extract_free_choice(text: str, choices: int, texts: Sequence[str] = ()) -> str | None:
+    """The option a free-form answer picks: an ``ANSWER: X`` line (corrected rules), else,
+    from the last line up, a stated letter (``The answer is B``), a line led by a letter
+    (``B) Mercury``, ``**B**``), a bracketed letter, or exactly one option's text (``Mercury``).
+    Upper-case letters only outside the ``ANSWER:`` line, so the article "a" is never read."""
+    if not text or not text.strip():
+        return None
+    with using_rules("corrected"):
+        strict = extract_choice(text, choices)
+    if strict is not None:
+        return strict
+    valid = _ALPHABET[:choices]
+    lines = [normalise_choice_line(line) for line in text.splitlines() if line.strip()]
+    for line in reversed(lines):
+        found = _letter_from_line(line, valid) or (
+            _letter_from_text(line, list(texts)) if texts else None
+        )
+        if found:
+            return found
+    return None
+
+
+def choice_free_format(task: Task, item: Item) -> FormatCheck:
+    """Whether a free-form answer picks an option (``choice_free``)."""
+    choices = task_choices_free(task, item)
+    texts = option_texts(item, choices)
+    return lambda text: extract_free_choice(text, choices, texts) is not None
+
+
+def task_choices_free(task: Task, item: Item) -> int:
+    """The number of options of a ``choice_free`` item: its option texts' count, else
+    :func:`task_choices`."""
+    listed = item.metadata.get("choices")
+    if isinstance(listed, list | tuple):
+        return len(listed)
+    present = [letter for letter in _ALPHABET if letter in item.metadata]
+    return len(present) if present else task_choices(task, item)
+
+
+@scorer("choice_free", format_check=choice_free_format, needs_reference=True)
+def choice_free_task(task: Task, item: Item, response: str) -> Score:
+    """One option, read from the formats models write (:func:`extract_free_choice`); the same
+    in every scoring version (it is no ELBench reading)."""
+    choices = task_choices_free(task, item)
+    picked = extract_free_choice(response, choices, option_texts(item, choices))
+    return _choice_score(picked, _expected_letter(str(item.reference)), choices)

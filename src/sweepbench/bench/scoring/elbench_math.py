@@ -443,7 +443,7 @@ def _parse_any(text: str) -> Any:
     """Qwen's parse: sympy's ``parse_expr``, else ``latex2sympy``, each tried with ``\\\\``
     read as ``\\`` and as written; the string itself when neither parses (sympy's own LaTeX
     parser, tried first by Qwen, never loads next to latex2sympy2_extended's antlr runtime)."""
-    from latex2sympy2_extended import latex2sympy
+    from latex2sympy2_extended import latex2sympy  # type: ignore[import-untyped]
     from sympy.parsing.sympy_parser import parse_expr
 
     for parse in (parse_expr, latex2sympy):

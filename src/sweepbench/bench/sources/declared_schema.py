@@ -18,13 +18,15 @@ from sweepbench.errors import DataError
 SCORERS: dict[str, Grading] = {
     "choice": "auto", "choice_multi": "auto", "option_set": "auto", "ifeval": "auto",
     "math": "auto", "aime": "auto", "exact": "auto", "normalised": "auto", "regex": "auto",
-    "numeric": "auto", "edu_rule": "auto", "judge": "judge", "runtime": "runtime",
+    "numeric": "auto", "edu_rule": "auto", "choice_free": "auto", "judge": "judge",
+    "runtime": "runtime",
 }  # fmt: skip
 """Every scorer name a task may declare, and how it grades."""
 
 NEEDS_REFERENCE = frozenset(
-    {"choice", "choice_multi", "option_set", "math", "aime", "exact", "normalised", "numeric"}
-)
+    {"choice", "choice_multi", "choice_free", "option_set", "math", "aime", "exact", "normalised",
+     "numeric"}
+)  # fmt: skip
 """Scorers that compare the answer with the item's reference, so every row must carry one."""
 
 SCORER_OPTIONS: dict[str, frozenset[str]] = {
