@@ -75,41 +75,46 @@ def test_multiple_choice_answers_are_spread_and_gradable(sample: Benchmark) -> N
         assert not score_answer(task, item, f"{wrong}) {item.metadata[wrong]}").passed
 
 
-SAMPLE_REPLIES = [
-    ("B) Mercury", True),
-    ("B. Mercury", True),
-    ("**B**", True),
-    ("The answer is B", True),
-    ("The answer is B.", True),
-    ("B: Mercury", True),
-    ("Mercury", True),
-    ("mercury.", True),
-    ("Mercury is the closest planet to the Sun.", True),
-    ("I think it is B) Mercury.", True),
-    ("(B)", True),
-    ("b", True),
-    ("ANSWER: B", True),
-    ("Answer: b) Mercury", True),
-    ("Venus is second, so the answer is B.", True),
-    ("A) Venus", False),
-    ("Venus", False),
-    ("A spider has eight legs.", False),
-    ("Mercury or Venus", False),
-    ("", False),
+SAMPLE_REPLIES = [  # (reply, passes for key B, a choice is read)
+    ("B) Mercury", True, True),
+    ("B. Mercury", True, True),
+    ("**B**", True, True),
+    ("The answer is B", True, True),
+    ("The answer is B.", True, True),
+    ("B: Mercury", True, True),
+    ("Mercury", True, True),
+    ("mercury.", True, True),
+    ("Mercury is the closest planet to the Sun.", True, True),
+    ("I think it is B) Mercury.", True, True),
+    ("(B)", True, True),
+    ("b", True, True),
+    ("ANSWER: B", True, True),
+    ("Answer: b) Mercury", True, True),
+    ("Venus is second, so the answer is B.", True, True),
+    ("A) Venus", False, True),
+    ("Venus", False, True),
+    ("A spider has eight legs.", False, False),
+    ("Mercury or Venus", False, False),
+    ("", False, False),
+    (
+        "A) Venus\nB) Mercury\nC) Mars\nD) Earth\n\nAnswer with the letter: A, B, C or D.",
+        False,
+        False,
+    ),  # an echoed question names no choice
 ]
 
 
 @pytest.mark.parametrize("version", ["replicated", "corrected"])
-@pytest.mark.parametrize(("reply", "passed"), SAMPLE_REPLIES)
+@pytest.mark.parametrize(("reply", "passed", "read"), SAMPLE_REPLIES)
 def test_the_sample_reads_the_answers_models_write(
-    sample: Benchmark, version: str, reply: str, passed: bool
+    sample: Benchmark, version: str, reply: str, passed: bool, read: bool
 ) -> None:
     task = sample.task("multiple_choice")
     item = next(i for i in task.items if i.sample_id == "mc-01")  # Mercury, key B
     assert score_answer(task, item, reply, version=version).passed is passed
     check = format_checker(task, item, version=version)
     assert check is not None
-    assert check(reply) is (reply not in ("", "A spider has eight legs.", "Mercury or Venus"))
+    assert check(reply) is read  # no reminder when a choice was read
 
 
 def test_instruction_items_use_real_ifeval_checks(sample: Benchmark) -> None:

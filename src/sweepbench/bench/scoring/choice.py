@@ -305,9 +305,10 @@ def choice_multi_task(task: Task, item: Item, response: str) -> Score:
 
 _STATED_LETTER = re.compile(
     r"(?i:\b(?:final\s+answer|answer|choice|option)\b(?:\s+(?:is|would\s+be))?\s*[:：\-]?\s*)"
-    r"[(\[]?([A-Z])(?![A-Za-z0-9])"
+    r"[(\[]?([A-Z])(?![A-Za-z0-9])(?!\s*(?:[,/]|or\b|and\b)\s*[(\[]?[A-Z]\b)"
 )
-"""``The answer is B``, ``Answer: B``, ``my choice is (B)``, ``option C``."""
+"""``The answer is B``, ``Answer: B``, ``my choice is (B)``, ``option C``; not a list of
+letters (``option: A, B, C or D``, as in an echoed instruction)."""
 _LEADING_LETTER = re.compile(r"^[(\[]?([A-Z])(?:[)\].:：]|\s*$|\s+[-–—]\s)")
 """A line that starts with an option's letter: ``B) Mercury``, ``B. Mercury``, ``B: Mercury``,
 ``(B)``, ``B``, ``B - Mercury``."""
@@ -331,6 +332,14 @@ def _words(text: str) -> str:
     return " ".join(_WORDS.sub(" ", text.lower()).split())
 
 
+def _option_listing(lines: list[str], valid: str) -> set[int]:
+    """The indexes of lines that list the options (two or more lines led by different
+    letters, as in an echoed question): they name no choice."""
+    led = {i: m.group(1) for i, line in enumerate(lines) if (m := _LEADING_LETTER.match(line))}
+    led = {i: letter for i, letter in led.items() if letter in valid}
+    return set(led) if len(set(led.values())) > 1 else set()
+
+
 def _letter_from_line(line: str, valid: str) -> str | None:
     """The letter a single line states, leads with or brackets (the last one when several)."""
     for pattern in (_STATED_LETTER, _LEADING_LETTER, _MARKED_LETTER):
@@ -351,7 +360,8 @@ def extract_free_choice(text: str, choices: int, texts: Sequence[str] = ()) -> s
     """The option a free-form answer picks: an ``ANSWER: X`` line (corrected rules), else,
     from the last line up, a stated letter (``The answer is B``), a line led by a letter
     (``B) Mercury``, ``**B**``), a bracketed letter, or exactly one option's text (``Mercury``).
-    Upper-case letters only outside the ``ANSWER:`` line, so the article "a" is never read."""
+    Upper-case letters only outside the ``ANSWER:`` line, so the article "a" is never read;
+    lines that list the options (an echoed question) are skipped."""
     if not text or not text.strip():
         return None
     with using_rules("corrected"):
@@ -360,7 +370,11 @@ def extract_free_choice(text: str, choices: int, texts: Sequence[str] = ()) -> s
         return strict
     valid = _ALPHABET[:choices]
     lines = [normalise_choice_line(line) for line in text.splitlines() if line.strip()]
-    for line in reversed(lines):
+    listing = _option_listing(lines, valid)
+    for index in range(len(lines) - 1, -1, -1):
+        if index in listing:
+            continue
+        line = lines[index]
         found = _letter_from_line(line, valid) or (
             _letter_from_text(line, list(texts)) if texts else None
         )
