@@ -6,6 +6,7 @@ provider servers on 127.0.0.1."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -92,19 +93,42 @@ async def test_impossible_usage_is_a_provider_error_settled_at_the_hold(
     assert call.cost_usd >= 0
 
 
-async def test_a_real_charge_above_its_hold_is_recorded_flagged_and_stops_admissions(
+async def test_a_reported_cost_its_usage_cannot_come_to_is_settled_at_the_hold(
     store: Store, srv: OpenRouterServer
 ) -> None:
-    # the provider reports a plausible cost far above what our price table held
+    # the provider reports $0.90 for a 1-token answer that costs a few millionths of a dollar
     srv.reply("hi", cost=0.9)
-    ceilings = Ceilings(daily_usd=Decimal("0.5"), calls_per_hour=10_000)
-    run = executor(store, ceilings=ceilings)
+    run = executor(store)
     outcome = await run.execute(CallSpec(Request.simple(MODEL, "Say hi", max_tokens=10), "sweep"))
-    assert outcome.cost_usd == Decimal("0.9")
+    error = outcome.result.error
+    assert error is not None and error.kind.value == "bad_response"
+    assert "reported a cost of $0.9" in str(error)
     row = only_reservation(store)
-    assert row.overrun and row.settled_micro == 900_000 > row.reserved_micro
-    summary = Ledger(store, ceilings).summary()
-    assert summary.spent_today == Decimal("0.9") and summary.overruns == 1
+    assert row.state == "settled" and row.settled_micro == row.reserved_micro  # the hold
+    assert not row.overrun and outcome.cost_usd is not None and outcome.cost_usd < Decimal("0.9")
+    count, anomalies = store.anomalous_calls(datetime.now(UTC) - timedelta(hours=1))
+    assert count == 1 and "the provider reported $0.9" in (anomalies[0].price_source or "")
+
+
+async def test_a_plausible_charge_above_its_hold_is_recorded_flagged_and_stops_admissions(
+    store: Store, srv: OpenRouterServer
+) -> None:
+    # usage at the request's bounds, and a reported cost 1.4× what it comes to at our price
+    # (cache premiums, a dearer host): believed, charged, flagged, and admissions stop
+    request = Request.simple(MODEL, "Say hi", max_tokens=10)
+    probe = executor(store)
+    bound, budget, worst = probe.worst_case(probe.model(MODEL), request)
+    assert worst is not None
+    charged = worst * Decimal("1.4")
+    srv.reply("hi", input_tokens=bound, output_tokens=budget, cost=float(charged))
+    ceilings = Ceilings(daily_usd=worst * Decimal("1.2"), calls_per_hour=10_000)
+    run = executor(store, ceilings=ceilings)
+    outcome = await run.execute(CallSpec(request, "sweep"))
+    assert outcome.result.error is None
+    assert outcome.cost_usd is not None and abs(outcome.cost_usd - charged) < Decimal("0.000001")
+    row = only_reservation(store)
+    assert row.overrun and row.settled_micro > row.reserved_micro
+    assert Ledger(store, ceilings).summary().overruns == 1
     with pytest.raises(SpendRefused, match="SWEEPBENCH_DAILY_USD"):
         await run.execute(CallSpec(Request.simple(MODEL, "Again", max_tokens=10), "sweep"))
     free = await run.execute(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
@@ -11,7 +12,7 @@ from rich.table import Table
 
 from sweepbench.money.ledger import Ledger, SpendSummary
 from sweepbench.money.prices import format_usd
-from sweepbench.store import Store
+from sweepbench.store import CallRecord, Store
 
 CAVEAT = (
     "A blast-radius limit, not accounting: static prices, no cache-write premiums or "
@@ -30,11 +31,44 @@ def spend(
     """Today's spend, reservations in flight, what is left, and the call window."""
     with Store.open() as store:
         summary = Ledger(store).summary()
+        day = datetime.strptime(summary.day, "%Y-%m-%d").replace(tzinfo=UTC)
+        count, anomalies = store.anomalous_calls(day)
     if as_json:
-        typer.echo(json.dumps(summary.as_json(), indent=2, ensure_ascii=False))
+        document = summary.as_json()
+        document["anomalies"] = {"today": count, "newest": [_anomaly_json(c) for c in anomalies]}
+        typer.echo(json.dumps(document, indent=2, ensure_ascii=False))
         return
     Console().print(_table(summary))
+    if count:
+        Console().print(_anomaly_table(count, anomalies))
     Console(stderr=True).print(f"[dim]{CAVEAT}[/dim]")
+
+
+def _anomaly_json(call: CallRecord) -> dict[str, object]:
+    return {
+        "call_id": call.id, "at": call.created_at.isoformat(), "model": call.model,
+        "provider": call.provider, "settled_usd": None if call.cost_usd is None
+        else str(call.cost_usd), "why": call.price_source, "error": call.error,
+    }  # fmt: skip
+
+
+def _anomaly_table(count: int, anomalies: list[CallRecord]) -> Table:
+    """Today's replies that were not believed: each settled at its reservation, with what
+    the provider said beside it."""
+    table = Table(
+        title=f"[red]Replies not believed today ({count})[/red]: impossible usage or cost, "
+        "each settled at its reservation, never above it"
+    )
+    for column in ("when (UTC)", "model", "settled at", "what the provider said"):
+        table.add_column(column)
+    for call in anomalies:
+        said = (call.error or "").removeprefix("the reply was impossible: ")
+        reported = (call.price_source or "").partition("; the provider reported ")[2]
+        table.add_row(
+            f"{call.created_at:%H:%M:%S}", call.model, format_usd(call.cost_usd),
+            said + (f" (reported {reported})" if reported and reported not in said else ""),
+        )  # fmt: skip
+    return table
 
 
 def _table(s: SpendSummary) -> Table:

@@ -27,7 +27,7 @@ from sweepbench.engine.limits import CallLimits
 from sweepbench.engine.ratelimit import RateLimits
 from sweepbench.engine.recorder import CallValues, ImmediateRecorder, Recorder
 from sweepbench.engine.retry import RetryPolicy, error_type
-from sweepbench.engine.usage import impossible_usage
+from sweepbench.engine.usage import anomaly_source, implausible_cost, impossible_usage
 from sweepbench.errors import ErrorKind, ProviderError
 from sweepbench.models.base import (
     Event,
@@ -365,7 +365,7 @@ class Executor:
                 slot.leave()
         finally:  # also when cancelled: record what was produced and settle it
             if result.stop_reason in ("cancelled", "error"):
-                result.estimate_missing_usage(request)
+                result.estimate_missing_usage(request, max_tokens)
             cost, source = self._cost(model, result, bound, max_tokens, worst)
             self._scrub_result(result)
             outcome.input_tokens += result.usage.input_tokens
@@ -441,9 +441,15 @@ class Executor:
     def _cost(
         self, model: Model, result: Result, bound: int, max_tokens: int, worst: Decimal | None
     ) -> tuple[Decimal | None, str | None]:
-        """The actual cost (the provider's figure, else usage × price); impossible usage makes
-        the call a provider error settled at its worst case."""
-        problem = impossible_usage(result.usage, prompt_bound=bound, max_tokens=max_tokens)
+        """The actual cost (the provider's figure, else usage × price). Usage the request could
+        not produce, or a reported cost its usage cannot come to (:mod:`.usage`), makes the call
+        a ``bad_response`` error settled at its worst case — the reservation — and recorded as
+        an anomaly with the provider's figure (``price_source``), never charged beyond it."""
+        usage = result.usage
+        price = self.price(model)
+        problem = impossible_usage(usage, prompt_bound=bound, max_tokens=max_tokens)
+        if problem is None and usage.cost_usd is not None and price is not None:
+            problem = implausible_cost(usage.cost_usd, price.cost(usage))
         if problem is not None:
             result.stop_reason = "error"
             result.error = ProviderError(
@@ -451,9 +457,9 @@ class Executor:
                 kind=ErrorKind.BAD_RESPONSE,
                 provider=model.provider,
             )
-            result.usage = replace(result.usage, cost_usd=None)
-            return worst, "impossible usage: counted at the reservation"
-        cost = call_cost(model.info, result.usage, price=self.price(model))
+            result.usage = replace(usage, cost_usd=None)
+            return worst, anomaly_source(usage.cost_usd)
+        cost = call_cost(model.info, usage, price=price)
         return cost.usd, cost.source
 
     def _scrub_event(self, event: Event) -> Event:

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from sweepbench.errors import ErrorKind, ProviderError, UserError
 from sweepbench.models.catalog import ModelInfo
-from sweepbench.models.tokens import tokens_in
+from sweepbench.models.tokens import prompt_token_bound
 
 StopReason = Literal["end", "max_tokens", "refusal", "error", "cancelled"]
 Role = Literal["system", "user", "assistant"]
@@ -279,22 +279,38 @@ class Result:
             self.error = event.error
             self.provider_reason = event.provider_reason
 
-    def estimate_missing_usage(self, request: Request) -> None:
+    def estimate_missing_usage(self, request: Request, max_tokens: int | None = None) -> None:
         """Providers bill the tokens produced before a stream was stopped, but only report
-        usage at its end. When that report never came, count what was received: one token
-        per delta (a reasoning delta is a reasoning token too), and about four characters per
-        prompt token."""
+        usage at its end. When that report is missing or short, settle at an upper bound of
+        what was received, never below it: every tokenizer our providers use is byte-level, so
+        the text and reasoning received are at most their UTF-8 bytes in tokens (capped at the
+        budget sent, ``max_tokens``, which no provider produces beyond); the prompt at its
+        bound (:func:`~sweepbench.models.tokens.prompt_token_bound`)."""
+        if self.deltas == 0:
+            return  # nothing was produced: a request refused or stopped before its first token
         usage = self.usage
-        if self.deltas == 0 or (usage.output_tokens >= self.deltas and usage.input_tokens):
+        reasoning = _utf8_bytes(self.reasoning)
+        output = reasoning + _utf8_bytes(self.text)
+        if max_tokens is not None and max_tokens > 0:
+            output, reasoning = min(output, max_tokens), min(reasoning, max_tokens)
+        if (
+            usage.output_tokens >= output
+            and usage.reasoning_tokens >= reasoning
+            and usage.input_tokens
+        ):
             return
-        prompt_chars = sum(len(m.content) for m in request.messages)
+        prompt = prompt_token_bound(m.content for m in request.messages)
         self.usage = replace(
             usage,
-            input_tokens=usage.input_tokens or max(tokens_in(prompt_chars), 1),
-            output_tokens=max(usage.output_tokens, self.deltas),
-            reasoning_tokens=max(usage.reasoning_tokens, self.reasoning_deltas),
+            input_tokens=usage.input_tokens or prompt,
+            output_tokens=max(usage.output_tokens, output),
+            reasoning_tokens=max(usage.reasoning_tokens, reasoning),
         )
         self.usage_estimated = True
+
+
+def _utf8_bytes(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 async def collect(model: Model, request: Request) -> Result:

@@ -198,6 +198,21 @@ class Store:
         with self.engine.connect() as conn:
             return [_to_record(row) for row in conn.execute(query)]
 
+    def anomalous_calls(self, since: datetime, limit: int = 10) -> tuple[int, list[CallRecord]]:
+        """Calls since ``since`` whose reply was not believed (impossible usage or cost,
+        settled at their reservation): how many, and the newest ``limit`` of them."""
+        anomalous = sa.and_(calls.c.created_at >= since, calls.c.price_source.like("anomaly:%"))
+        count = sa.select(sa.func.count()).select_from(calls).where(anomalous)
+        newest = (
+            sa.select(calls)
+            .where(anomalous)
+            .order_by(calls.c.created_at.desc(), calls.c.id.desc())
+            .limit(max(limit, 0))
+        )
+        with self.engine.connect() as conn:
+            total = int(conn.scalar(count) or 0)
+            return total, [_to_record(row) for row in conn.execute(newest)]
+
     def call_timings(self, model: str, limit: int = 200) -> list[CallTiming]:
         """How long ``model``'s calls took, newest first (up to ``limit``): only calls that
         finished normally (the answer ended, or the budget did) with output and both times
