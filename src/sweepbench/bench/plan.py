@@ -674,8 +674,9 @@ def build_plan(
     if limits.any:
         notes.append(
             "A limit is held by reserving each answer's worst case (its prompt at the most "
-            "tokens it can be and its whole length limit) before the call, so it is never "
-            "exceeded; the run pauses when the next answer's worst case no longer fits."
+            "tokens it can be and its whole length limit) before the call, so the answers "
+            "still in flight when it is reached are already inside it and do not take the "
+            "total over it; the run pauses when the next answer's worst case no longer fits."
         )
     counts = Counter(i.task for i in pending)
     if needs_price_ack:

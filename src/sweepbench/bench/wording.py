@@ -162,11 +162,6 @@ def _limit_lines(plan: BenchPlan, surface: str) -> list[str]:
             f"When spending reaches {format_money(limits.total)} the run pauses and keeps every "
             f"finished answer; {again} with a higher limit to carry on."
         )
-    if limits.any:
-        lines.append(
-            "Questions already sent when a limit is reached still finish, so the final total "
-            "can go slightly over it."
-        )
     return lines
 
 
