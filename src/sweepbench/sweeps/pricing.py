@@ -106,6 +106,14 @@ class SweepEstimate:
         )
 
     @property
+    def waits_for_keys(self) -> bool:
+        """Nothing will be spent because nothing can run: a call of the plan needs a provider
+        key and this host holds none. Decided by the plan, not by the keys alone: a priced call
+        that needs no key (an endpoint the operator priced) runs, and costs, without one."""
+        blocked = any(r.needs_key for r in self.plan.refusals)
+        return blocked and not any(provider_key(p) for p in KEY_VARIABLES)
+
+    @property
     def judge_ceiling(self) -> Decimal | None:
         """The worst case of all the grading (None: no judge, or unpriced)."""
         if self.plan.judge is None or self.unpriced:
@@ -230,7 +238,7 @@ class SweepEstimate:
                 "spent, but they are called with this server's key, so a shared server asks "
                 "for its token."
             )
-        elif not any(provider_key(p) for p in KEY_VARIABLES):
+        elif self.waits_for_keys:
             grading = self.judge_text()
             return (
                 "No provider keys here — nothing will be spent. With keys, this sweep would "
