@@ -1,9 +1,11 @@
-"""Scoring versions in the settings, and ``sweepbench bench rescore`` on a stored sample run
-(scripted models, offline)."""
+"""Scoring versions in the settings, and ``sweepbench bench rescore`` on stored runs: of a
+small declared benchmark whose multiple choice reads differently in the two versions, and of
+the sample (scripted models, offline)."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,7 +23,8 @@ from sweepbench.bench.storage import BenchStore
 from sweepbench.store import Store
 from tests.helpers import run_cli
 
-# Replicated reads "B or C" as B; corrected reads no letter at all.
+# Replicated reads "B or C" as B; corrected reads no letter at all (the `choice` scorer; the
+# sample's `choice_free` reads it the same in both versions).
 AMBIGUOUS = "scripted/echo?text=ANSWER: B or C"
 PASS_JUDGE = 'scripted/echo?text={"judge_result":"pass","score":1,"judge_reason":"ok"}'
 
@@ -51,6 +54,64 @@ def _sample_run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[s
     return str(runs[0]["run_id"])
 
 
+# A declared benchmark whose multiple choice (the `choice` scorer) reads "ANSWER: B or C"
+# differently in the two versions, and a judged task whose verdicts a rescore keeps.
+DECLARATION = """\
+id: flips
+name: Flips
+areas:
+  - {key: choice, label: Multiple choice}
+  - {key: judged, label: Judged}
+tasks:
+  - id: pick
+    area: choice
+    name: Pick one
+    data: pick.jsonl
+    fields:
+      id: id
+      prompt_template: |-
+        {{ question }}
+        A) one  B) two  C) three  D) four
+        Answer with a line ANSWER: X.
+      reference: answer
+    scorer: choice
+  - id: explain
+    area: judged
+    name: Explain
+    data: explain.jsonl
+    fields: {id: id, prompt: prompt}
+    scorer: judge
+    judge:
+      rubric: The explanation is right.
+      positive_label: pass
+      negative_label: fail
+"""
+KEYS = "BABDCB"  # the right letter of each multiple-choice question
+
+
+def _declared_run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], folder: Path
+) -> str:
+    """A finished run of the declaration above (judged task too), scored by the default
+    rules: each answer is "ANSWER: B or C"."""
+    (folder / "flips.yaml").write_text(DECLARATION, encoding="utf-8")
+    rows = [{"id": f"q{i}", "question": f"Question {i}?", "answer": key}
+            for i, key in enumerate(KEYS)]  # fmt: skip
+    (folder / "pick.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    explain = [{"id": f"e{i}", "prompt": f"Explain thing {i}."} for i in range(2)]
+    (folder / "explain.jsonl").write_text("".join(json.dumps(r) + "\n" for r in explain))
+    code, _, err = run_cli(
+        monkeypatch, capsys, "bench", "run", str(folder / "flips.yaml"), "--model", AMBIGUOUS,
+        "--judge", PASS_JUDGE, "--yes",
+    )  # fmt: skip
+    assert code == 0, err
+    code, out, err = run_cli(monkeypatch, capsys, "bench", "runs", "--json")
+    assert code == 0, err
+    runs = json.loads(out)
+    assert len(runs) == 1
+    return str(runs[0]["run_id"])
+
+
 def test_the_scoring_version_is_in_the_plan_and_the_hash() -> None:
     sample = load_benchmark("sample")
     replicated = build_plan(sample, model="scripted/echo", judge="scripted/echo")
@@ -69,9 +130,9 @@ def test_the_scoring_version_is_in_the_plan_and_the_hash() -> None:
 
 
 def test_rescore_reports_flips_into_a_new_run_and_leaves_the_original(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    source = _sample_run(monkeypatch, capsys)
+    source = _declared_run(monkeypatch, capsys, tmp_path)
     before = _answers(source)
     original = _run(source)
     code, out, err = run_cli(
@@ -84,8 +145,11 @@ def test_rescore_reports_flips_into_a_new_run_and_leaves_the_original(
     assert (result["scoring"], result["source_scoring"]) == ("corrected", "replicated")
 
     # the multiple-choice items whose key is B passed on "B or C" and now fail
-    choice_b = {k for k, r in before.items() if r["task"] == "multiple_choice" and r["passed"]}
-    assert choice_b
+    choice_b = {k for k, r in before.items() if r["task"] == "pick" and r["passed"]}
+    assert len(choice_b) == KEYS.count("B")
+    assert not any(
+        r["passed"] for k, r in before.items() if r["task"] == "pick" and k not in choice_b
+    )
     flipped = {f["key"]: f for f in result["flips"]}
     assert set(flipped) == choice_b
     assert all(
@@ -108,6 +172,7 @@ def test_rescore_reports_flips_into_a_new_run_and_leaves_the_original(
     assert result["record"] and load_record(copy.record).scoring.version == "1+corrected"
     after = _answers(new_id)
     assert set(after) == set(before)
+    assert any(row["task"] == "explain" for row in before.values())
     for key, row in before.items():
         assert after[key]["answer"] == row["answer"]
         if row["task"] == "explain":  # the judged task
@@ -121,13 +186,13 @@ def test_rescore_reports_flips_into_a_new_run_and_leaves_the_original(
 
 
 def test_rescore_prints_a_table_and_refuses_the_same_version(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    source = _sample_run(monkeypatch, capsys)
+    source = _declared_run(monkeypatch, capsys, tmp_path)
     code, out, err = run_cli(monkeypatch, capsys, "bench", "rescore", source)
     assert code == 0, err
     text = " ".join(out.split())
-    assert "answers changed grade" in text and "1 pass → 0 fail" in text
+    assert f"{KEYS.count('B')} answers changed grade" in text and "1 pass → 0 fail" in text
     assert f"{source}-rescored-corrected" in text and "The original run is unchanged" in text
     code, _, err = run_cli(
         monkeypatch, capsys, "bench", "rescore", source, "--scoring", "replicated"
