@@ -255,6 +255,36 @@ def shared_place() -> str | None:
     return _shared_value(value, where, path.parent)
 
 
+def benchmark_folders() -> tuple[Path, ...]:
+    """The folders whose benchmark declarations the web app may run: ``folders`` under
+    ``[benchmarks]`` in the config file, a list of folders (a relative one is relative to the
+    file's folder; ``~`` is the operator's home). None configured: ``()``. Read at call time;
+    a bad value (not a table, not a list of texts, a blank or non-UTF-8 entry) is a UserError
+    naming where it came from. Whether each folder exists is the web app's check."""
+    config = load_config()
+    section = config.raw.get("benchmarks")
+    if section is None:
+        return ()
+    path = config_path()
+    shown = _shown_config(path)
+    if not isinstance(section, dict):
+        raise UserError(f"{shown}: [benchmarks] must be a table")
+    value = section.get("folders", [])
+    where = f"{shown}: [benchmarks] folders"
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UserError(f'{where} must be a list of folders, e.g. folders = ["benchmarks"]')
+    folders: list[Path] = []
+    for entry in value:
+        problem = utf8_problem(entry)
+        if problem is not None:
+            raise UserError(f"{where}: {entry!r} is not valid UTF-8 text ({problem})")
+        if not entry.strip() or "\x00" in entry:
+            raise UserError(f"{where}: {entry!r} is not a folder; remove it or give a folder")
+        folder = Path(entry.strip()).expanduser()
+        folders.append(folder if folder.is_absolute() else path.parent / folder)
+    return tuple(folders)
+
+
 _RUN_KEYS: ContextVar[Mapping[str, str]] = ContextVar(
     "sweepbench_run_keys", default=MappingProxyType({})
 )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -34,12 +35,13 @@ class Served:
 
 
 @pytest.fixture
-def served() -> Iterator[Served]:
-    """The web app on a fresh store, served on 127.0.0.1."""
+def served(tmp_path: Path) -> Iterator[Served]:
+    """The web app on a fresh store, served on 127.0.0.1; the test's ``tmp_path`` is its
+    benchmarks folder (declarations written there may be run from the pages)."""
     from sweepbench.web.app import create_app
 
     store = Store.open()
-    app = create_app(store)
+    app = create_app(store, benchmark_folders=[tmp_path])
     runner: SweepRunner = app.server.config["sweepbench.runner"]
     try:
         with serve(app) as url:

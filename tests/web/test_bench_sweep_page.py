@@ -32,6 +32,7 @@ from sweepbench.web.bench_sweep_page import start_sweep
 from sweepbench.web.bench_sweep_view import DOWNLOADS
 from sweepbench.web.context import WebContext
 from sweepbench.web.gate import Gate
+from sweepbench.web.offer import BenchmarkOffer
 from tests.bench.helpers import set_prices
 from tests.bench.sweep_helpers import guess, marked_benchmark
 from tests.web.browser import RecordedPage, serve
@@ -302,13 +303,16 @@ def priced(isolated_home: Path, tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def contexts() -> Iterator[Any]:
-    """``make(gate)``: a WebContext on one store, closed after the test."""
+def contexts(tmp_path: Path) -> Iterator[Any]:
+    """``make(gate)``: a WebContext on one store (``tmp_path`` its benchmarks folder), closed
+    after the test."""
     store = Store.open()
     made: list[WebContext] = []
+    offer = BenchmarkOffer.for_folders([tmp_path])
 
     def make(gate: Gate) -> WebContext:
-        context = WebContext(store, gate, SweepRunner(store), Supervisor("test-bench-sweeps"))
+        supervisor = Supervisor("test-bench-sweeps")
+        context = WebContext(store, gate, SweepRunner(store), supervisor, offer)
         made.append(context)
         return context
 
@@ -323,7 +327,7 @@ def contexts() -> Iterator[Any]:
 def test_a_sweep_that_spends_is_refused_by_a_guarded_gate(priced: Path, contexts: Any) -> None:
     controls = Controls(benchmark=str(priced), axis="model", values=[GOOD, POOR], confirmed=True)
     guarded = contexts(Gate("0.0.0.0", token=TOKEN))
-    planned = plan_for(controls, guarded.store)
+    planned = plan_for(controls, guarded.store, guarded.benchmarks)
     assert planned.plan is not None and planned.plan.ok and planned.plan.spends
     with flask.Flask(__name__).test_request_context("/"):  # a request that is not signed in
         sweep_id, status, colour = start_sweep(guarded, controls)
@@ -340,7 +344,7 @@ def test_a_sweep_that_spends_is_refused_by_a_guarded_gate(priced: Path, contexts
     free = Controls(
         benchmark=str(priced), axis="max_tokens", values=["64", "128"], model="scripted/echo"
     )
-    free_plan = plan_for(free, guarded.store).plan
+    free_plan = plan_for(free, guarded.store, guarded.benchmarks).plan
     assert free_plan is not None and free_plan.ok and not free_plan.spends
 
 
@@ -350,7 +354,7 @@ def test_a_guarded_page_shows_the_gate_and_keeps_run_off(
     from sweepbench.web.app import create_app
 
     store = Store.open()
-    app = create_app(store, gate=Gate("0.0.0.0", token=TOKEN))
+    app = create_app(store, gate=Gate("0.0.0.0", token=TOKEN), benchmark_folders=[priced.parent])
     try:
         with serve(app) as url:
             page.goto(f"{url}/bench-sweep")

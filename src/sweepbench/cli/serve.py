@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import socket
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -41,19 +42,34 @@ def register(app: typer.Typer) -> None:
                 "the sign-in cookie is marked Secure.",
             ),
         ] = False,
+        benchmarks_folder: Annotated[
+            list[Path] | None,
+            typer.Option(
+                "--benchmarks-folder",
+                help="A folder whose YAML benchmark declarations (and ELBench data) visitors "
+                "may run (repeatable); also folders = [...] under [benchmarks] in the config "
+                "file. Without one the pages run only the built-in benchmarks.",
+            ),
+        ] = None,
     ) -> None:
         """Open the web app (sweeps, benchmarks, the leaderboard). Bound to another address
         than loopback, runs that spend money need the token in SWEEPBENCH_TOKEN.
 
         In fact the whole app does then: visitors sign in with the token, and with none set
         the app stays closed. It answers only to its own Host names (loopback, the bound
-        address, --allowed-host, SWEEPBENCH_ALLOWED_HOSTS)."""
+        address, --allowed-host, SWEEPBENCH_ALLOWED_HOSTS). Visitors run only the built-in
+        benchmarks and the YAML declarations in the benchmark folders (--benchmarks-folder,
+        [benchmarks] folders); never a Python declaration, never a path outside them."""
         from werkzeug.serving import make_server
 
+        from sweepbench.settings import benchmark_folders
         from sweepbench.web.app import create_app
+        from sweepbench.web.offer import BenchmarkOffer
         from sweepbench.web.security import ALLOWED_HOSTS_VARIABLE
 
         port = check_port(port)  # before anything opens: -1, 0 and 99999 are one sentence
+        folders = [*benchmark_folders(), *(benchmarks_folder or ())]
+        offer = BenchmarkOffer.for_folders(folders)  # a folder that is not one: said now
         gate = Gate.for_host(host)
         store = Store.open()
         dash_app = create_app(
@@ -62,6 +78,7 @@ def register(app: typer.Typer) -> None:
             gate=gate,
             allowed_hosts=allowed_host or (),
             trust_forwarded_proto=trust_forwarded_proto,
+            benchmark_folders=offer.folders,
         )
         try:  # bound here: werkzeug's own bind prints the error and exits with status 1
             listening = _listen(host, port)
@@ -90,6 +107,11 @@ def register(app: typer.Typer) -> None:
             "answers to Host names: loopback, the bound address"
             + (f", {', '.join(allowed_host)}" if allowed_host else "")
             + f" (more with --allowed-host or {ALLOWED_HOSTS_VARIABLE})"
+        )
+        err.print(
+            "benchmarks visitors may run: the built-in ones"
+            + "".join(f", the YAML declarations in {folder}" for folder in offer.folders)
+            + ("" if offer.folders else " (add a folder with --benchmarks-folder DIR)")
         )
         err.print("Ctrl-C stops the server (and every sweep and benchmark run it hosts).")
 

@@ -7,19 +7,27 @@ load is served by this app (Dash and Mantine serve locally; our viewer bundles s
 package), so the app works with no internet at all.
 
 Every request passes :mod:`sweepbench.web.security` first: only this app's Host names, no
-cross-site state changes, and — off loopback — a signed-in session."""
+cross-site state changes, and — off loopback — a signed-in session. A visitor runs only what
+the operator made available (:class:`~sweepbench.web.offer.BenchmarkOffer`: the built-in
+benchmarks and YAML declarations in the configured benchmark folders). A callback sent values
+no page would send (a hostile visitor's nulls, lists for texts) answers with no update and a
+log line, never a 500 (:func:`_callback_failed`)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import dash_mantine_components as dmc
 import flask
-from dash import Dash, Input, Output, dcc, html
+from dash import Dash, Input, Output, callback_context, dcc, html
 
 from sweepbench.engine.supervisor import Supervisor
 from sweepbench.errors import SweepbenchError
+from sweepbench.settings import benchmark_folders as configured_benchmark_folders
+from sweepbench.settings import scrub
 from sweepbench.store import Store
 from sweepbench.sweeps.live import SweepRunner
 from sweepbench.web import (
@@ -33,6 +41,7 @@ from sweepbench.web import (
 from sweepbench.web.components import register_assets
 from sweepbench.web.context import WebContext
 from sweepbench.web.gate import Gate
+from sweepbench.web.offer import BenchmarkOffer
 from sweepbench.web.security import SIGN_OUT_PATH, HostRule, Site, hosts_from_environment
 
 PAGES = [
@@ -53,6 +62,8 @@ BENCH_PAGES = {
 BREAKPOINT = "sm"
 """Below this width (Mantine's sm, 48em) the navbar is hidden behind the header's burger."""
 
+log = logging.getLogger(__name__)
+
 
 def create_app(
     store: Store,
@@ -61,16 +72,22 @@ def create_app(
     gate: Gate | None = None,
     allowed_hosts: Iterable[str] = (),
     trust_forwarded_proto: bool = False,
+    benchmark_folders: Iterable[Path] | None = None,
 ) -> Dash:
     """The app for ``store``; ``host`` is where it will listen (it decides the access gate).
 
     ``allowed_hosts``: more Host names to answer to, besides loopback, the bound address and
     ``SWEEPBENCH_ALLOWED_HOSTS``; ``trust_forwarded_proto``: a TLS proxy in front says which
-    requests came over HTTPS (``X-Forwarded-Proto``), so the session cookie is Secure."""
+    requests came over HTTPS (``X-Forwarded-Proto``), so the session cookie is Secure.
+    ``benchmark_folders``: where the YAML declarations (and ELBench data) visitors may run
+    live (None: ``folders`` under ``[benchmarks]`` in the config file); UserError naming one
+    that is not a folder."""
+    folders = configured_benchmark_folders() if benchmark_folders is None else benchmark_folders
+    offer = BenchmarkOffer.for_folders(folders)
     gate = gate or Gate.for_host(host)
     runner = SweepRunner(store)
     context = sweep_page.PageContext(runner, gate)
-    web = WebContext(store, gate, runner, Supervisor("sweepbench-benchmarks"))
+    web = WebContext(store, gate, runner, Supervisor("sweepbench-benchmarks"), offer)
     site = Site(
         gate,
         HostRule.for_server([host, gate.host], [*allowed_hosts, *hosts_from_environment()]),
@@ -82,6 +99,7 @@ def create_app(
         suppress_callback_exceptions=True,
         serve_locally=True,
         update_title="",
+        on_error=_callback_failed,
     )
 
     def shell() -> Any:
@@ -113,6 +131,19 @@ def create_app(
     for module in BENCH_PAGES.values():
         module.register(app, web)
     return app
+
+
+def _callback_failed(error: Exception) -> None:
+    """What a callback that raised answers: no update (never a 500), and a log line naming
+    the callback and the error. The pages read what their own controls send; this answers a
+    request no page would make (a hostile visitor's nulls, a list for a text)."""
+    outputs = callback_context.outputs_list
+    first = outputs[0] if isinstance(outputs, list) and outputs else outputs
+    name = first.get("id", "?") if isinstance(first, dict) else "?"
+    log.warning(
+        "callback for %s could not use the values it was sent (%s: %s); answered no update",
+        scrub(str(name)), type(error).__name__, scrub(str(error)),
+    )  # fmt: skip
 
 
 def _register_navbar(app: Dash) -> None:

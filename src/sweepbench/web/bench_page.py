@@ -25,7 +25,7 @@ from dash.development.base_component import Component
 from sweepbench.bench.catalog import PRESETS
 from sweepbench.bench.items import Benchmark, Scope
 from sweepbench.bench.report import export_run, load_report
-from sweepbench.bench.request import BenchRequest, load, parse_usd, prepare, start_check
+from sweepbench.bench.request import BenchRequest, parse_usd, prepare, start_check
 from sweepbench.bench.results import detailed_rows, format_money, format_score
 from sweepbench.bench.results_text import outcome_text, scores_line
 from sweepbench.bench.resume import PreparedRun
@@ -38,6 +38,7 @@ from sweepbench.settings import MIN_RUN_KEY_CHARS, provider_key, run_keys, scrub
 from sweepbench.sweeps.plan import default_model
 from sweepbench.web.bench_run_host import BenchRunHost, HostedRun, host_for
 from sweepbench.web.context import WebContext
+from sweepbench.web.offer import BenchmarkOffer
 
 DEFAULT_LIMIT = "5"
 TICK_MS = 1000
@@ -58,7 +59,7 @@ BENCHMARKS = [
     ("sample", "sweepbench sample"),
     ("sample-teaching", "Sample teaching dialogues"),
     ("elbench", "ELBench (your copy of its data)"),
-    ("declaration", "Your own declaration (a .yaml or .py path)"),
+    ("declaration", "A declaration in this server's benchmark folders (.yaml)"),
 ]
 DOWNLOADS = [
     ("answers", "answers.jsonl", "Answers"),
@@ -112,12 +113,16 @@ def _usd(value: Any, name: str) -> Decimal | None:
 
 
 def benchmark_name(choice: Any, declaration: Any) -> str:
-    """The ``BenchRequest.benchmark`` of the benchmark choice."""
+    """The ``BenchRequest.benchmark`` of the benchmark choice, as the visitor gave it (what
+    it may name is :class:`~sweepbench.web.offer.BenchmarkOffer`'s rule)."""
     chosen = _text(choice) or "sample"
     if chosen == "declaration":
         path = _text(declaration)
         if not path:
-            raise UserError("Give the path of your benchmark declaration (.yaml or .py).")
+            raise UserError(
+                "Give the name of a benchmark declaration (.yaml) in this server's benchmark "
+                "folders."
+            )
         return path
     return chosen
 
@@ -142,7 +147,7 @@ def request_values(values: dict[str, Any], *, confirmed: bool = False) -> dict[s
     data = _text(values["bp-data"])
     return {
         "benchmark": benchmark_name(values["bp-benchmark"], values["bp-declaration"]),
-        "data": Path(data).expanduser() if data and values["bp-benchmark"] == "elbench" else None,
+        "data": Path(data) if data and values["bp-benchmark"] == "elbench" else None,
         "preset": _text(values["bp-preset"]) or "full",
         "scope": "paper" if values["bp-scope"] else "core",
         "areas": _text(values["bp-areas"]),
@@ -416,18 +421,23 @@ def _preset_options(benchmark: Benchmark | None, paper: bool) -> list[Any]:
     ]  # fmt: skip
 
 
-def _load(choice: Any, declaration: Any, data: Any) -> tuple[Benchmark | None, str | None]:
+def _load(
+    offer: BenchmarkOffer, choice: Any, declaration: Any, data: Any
+) -> tuple[Benchmark | None, str | None]:
+    """The chosen benchmark as the web may run it (:meth:`BenchmarkOffer.load`), or None and
+    why not (scrubbed)."""
     try:
         name = benchmark_name(choice, declaration)
         folder = _text(data)
-        path = Path(folder).expanduser() if folder and choice == "elbench" else None
-        return load(BenchRequest(benchmark=name, data=path, models={"target": "x/y"})), None
+        path = Path(folder) if folder and choice == "elbench" else None
+        request = BenchRequest(benchmark=name, data=path, models={"target": "x/y"})
+        return offer.load(request)[1], None
     except (SweepbenchError, OSError, ValueError) as exc:
         return None, scrub(str(exc))
 
 
-def _elbench_loadable(data: Any) -> bool:
-    return bool(_text(data)) and _load("elbench", None, data)[0] is not None
+def _elbench_loadable(offer: BenchmarkOffer, data: Any) -> bool:
+    return bool(_text(data)) and _load(offer, "elbench", None, data)[0] is not None
 
 
 def _reopened(host: BenchRunHost, search: str) -> str | None:
@@ -527,7 +537,8 @@ def layout(context: WebContext, search: str) -> Any:
     filled = _stored_controls(context, run_id)
     choice = filled.get("bp-benchmark", "sample")
     data = filled.get("bp-data")
-    benchmark, _problem = _load(choice, filled.get("bp-declaration"), data)
+    offer = context.benchmarks
+    benchmark, _problem = _load(offer, choice, filled.get("bp-declaration"), data)
     paper = bool(filled.get("bp-scope"))
     loadable = choice == "elbench" and benchmark is not None
     models, total = _known_models(None, None)
@@ -594,16 +605,20 @@ def layout(context: WebContext, search: str) -> Any:
                         ],
                         allowDeselect=False,
                     ),
-                    dmc.TextInput(
+                    dmc.Autocomplete(
                         id="bp-declaration",
-                        label="Declaration path",
+                        label="Declaration",
                         placeholder="my-benchmark.yaml",
+                        data=offer.declarations(),
+                        description=offer.note(),
+                        limit=50,
                     ),
                     dmc.TextInput(
                         id="bp-data",
                         label="ELBench data folder",
-                        placeholder="PATH/benchmark_root",
-                        description="ELBench is offered once its data loads from here.",
+                        placeholder="benchmark_root",
+                        description="In this server's benchmark folders. ELBench is offered "
+                        "once its data loads from here.",
                     ),
                 ],
                 align="flex-start",
@@ -720,14 +735,14 @@ def register(app: Dash, context: WebContext) -> None:
         prevent_initial_call=True,
     )
     def on_benchmark(choice: Any, declaration: Any, data: Any, paper: Any) -> tuple[Any, ...]:
-        loadable = _elbench_loadable(data)
+        loadable = _elbench_loadable(context.benchmarks, data)
         options = [
             {"value": v, "label": lbl, "disabled": v == "elbench" and not loadable}
             for v, lbl in BENCHMARKS
         ]
         if choice == "declaration" and not _text(declaration):
             return no_update, options, ""
-        benchmark, problem = _load(choice, declaration, data)
+        benchmark, problem = _load(context.benchmarks, choice, declaration, data)
         note = f"The benchmark data did not load: {problem}" if problem else ""
         return dmc.Stack(_preset_options(benchmark, bool(paper)), gap=4), options, note
 
@@ -740,8 +755,7 @@ def register(app: Dash, context: WebContext) -> None:
     def on_estimate(_clicks: Any, *args: Any) -> Any:
         """The estimate of the settings (no key needed: nothing is called)."""
         try:
-            request = build_request(_values(args))
-            benchmark = load(request)
+            request, benchmark = context.benchmarks.load(build_request(_values(args)))
         except (SweepbenchError, OSError) as exc:
             return _alert(scrub(str(exc)))
         prepared = prepare(request, context.store, benchmark=benchmark)
@@ -834,9 +848,9 @@ def start_from_page(
     or is given a key. With ``publish`` (the visitor ticked the box) the run's bundle goes to
     the configured shared leaderboard when it ends; a setting that went away or broke since
     the page opened refuses the run rather than drop that choice."""
-    try:
+    try:  # what the web may run: the built-ins and the operator's folders (BenchmarkOffer)
         request = build_request(values, confirmed=bool(confirmed))
-        benchmark = load(request)
+        request, benchmark = context.benchmarks.load(request)
     except UserError as exc:
         text = scrub(str(exc))
         if "model you want to test" in text or "simulated student" in text:

@@ -13,16 +13,17 @@ from dash import Input, State, html
 
 from sweepbench.bench.catalog import PRESETS
 from sweepbench.bench.defaults import DEFAULT_ANSWER_TOKENS, DEFAULT_CONCURRENCY, MAX_REPEATS
-from sweepbench.bench.request import MAX_CONCURRENCY, BenchRequest, load
+from sweepbench.bench.request import MAX_CONCURRENCY, BenchRequest
 from sweepbench.bench.scoring.versions import DEFAULT_SCORING_VERSION, SCORING_VERSIONS
 from sweepbench.bench.sweep_plan import BenchSweepPlan, plan_bench_sweep
 from sweepbench.errors import UserError
 from sweepbench.models.catalog import EFFORT_LEVELS
+from sweepbench.settings import scrub
 from sweepbench.store import Store
 from sweepbench.sweeps.axes import AXES, AXIS_WORDS
 from sweepbench.sweeps.plan import default_model
 from sweepbench.web.defaults import AXIS_LABELS
-from sweepbench.web.offer import offered_models
+from sweepbench.web.offer import BUILT_IN_BENCHMARKS, BenchmarkOffer, offered_models
 
 DEFAULT_BENCHMARK = "sample"
 DEFAULT_EFFORT = "default"
@@ -208,18 +209,22 @@ class Planned:
     problem: str | None = None
 
 
-def plan_for(c: Controls, store: Store | None) -> Planned:
-    """Plan what the controls say (never raises on the user's input)."""
+def plan_for(c: Controls, store: Store | None, offer: BenchmarkOffer) -> Planned:
+    """Plan what the controls say, the benchmark as the web may run it (``offer``: the
+    built-ins and the operator's folders); never raises on the user's input."""
     try:
-        request = request_for(c)
-        plan = plan_bench_sweep(request, c.axis_name, c.axis_values(), store)
+        request, benchmark = offer.load(request_for(c))
+        plan = plan_bench_sweep(request, c.axis_name, c.axis_values(), store, benchmark=benchmark)
     except UserError as exc:
-        return Planned(None, None, str(exc))
+        return Planned(None, None, scrub(str(exc)))
     return Planned(request, plan)
 
 
-def value_choices(axis: str, benchmark: str | None, data: str | None) -> list[str]:
-    """The suggestions of the values box for an axis (any value may be typed)."""
+def value_choices(
+    axis: str, benchmark: str | None, data: str | None, offer: BenchmarkOffer
+) -> list[str]:
+    """The suggestions of the values box for an axis (any value may be typed); a benchmark's
+    prompt versions only when the web may load it (``offer``)."""
     if axis == "model":
         return list(dict.fromkeys(o.id for o in offered_models()))
     if axis == "effort":
@@ -231,7 +236,7 @@ def value_choices(axis: str, benchmark: str | None, data: str | None) -> list[st
             {"benchmark": _text(benchmark) or DEFAULT_BENCHMARK, "data": _text(data),
              "models": {"target": default_model()}}
         )  # fmt: skip
-        return list(load(request).versions)
+        return list(offer.load(request)[1].versions)
     except UserError:
         return []
 
@@ -241,8 +246,9 @@ def values_label(axis: str) -> str:
     return f"{AXIS_WORDS.get(axis, axis).capitalize()} to compare"
 
 
-def controls_layout(c: Controls) -> Any:
-    """The controls, holding ``c`` (a reopened sweep's settings, or the defaults)."""
+def controls_layout(c: Controls, offer: BenchmarkOffer) -> Any:
+    """The controls, holding ``c`` (a reopened sweep's settings, or the defaults); the
+    benchmark field suggests what ``offer`` lets a visitor run."""
     axis = c.axis_name
     models = list(dict.fromkeys(o.id for o in offered_models()))
     efforts = [{"value": DEFAULT_EFFORT, "label": "each model's default"}] + [
@@ -255,18 +261,21 @@ def controls_layout(c: Controls) -> Any:
             dmc.Group(
                 align="flex-end",
                 children=[
-                    dmc.TextInput(
+                    dmc.Autocomplete(
                         id="bs-benchmark",
                         label="Benchmark",
                         value=c.benchmark or "",
-                        description="sample, elbench, or the path of your own declaration",
+                        data=[*BUILT_IN_BENCHMARKS, "elbench", *offer.declarations()],
+                        description="sample, elbench, or a declaration (.yaml) in this "
+                        "server's benchmark folders",
+                        limit=50,
                         w=320,
                     ),
                     dmc.TextInput(
                         id="bs-data",
                         label="Data folder",
                         value=c.data or "",
-                        description="for a benchmark whose data is not shipped (ELBench)",
+                        description="ELBench's data, in this server's benchmark folders",
                         w=280,
                     ),
                     dmc.Select(
@@ -329,7 +338,7 @@ def controls_layout(c: Controls) -> Any:
                 id="bs-values",
                 label=values_label(axis),
                 description="Pick from the list or type a value, then Enter.",
-                data=value_choices(axis, c.benchmark, c.data),
+                data=value_choices(axis, c.benchmark, c.data, offer),
                 value=list(c.values or []),
                 clearable=True,
                 acceptValueOnBlur=True,

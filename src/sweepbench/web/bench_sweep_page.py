@@ -20,6 +20,7 @@ from urllib.parse import parse_qs
 
 import dash_mantine_components as dmc
 from dash import Dash, Input, Output, State, ctx, dcc, html, no_update
+from dash.exceptions import PreventUpdate
 
 from sweepbench.bench.sweep_plan import sweep_start_check
 from sweepbench.bench.sweep_run import BenchSweepRunner
@@ -27,6 +28,7 @@ from sweepbench.bench.sweep_store import SweepStore
 from sweepbench.bench.sweep_wording import sweep_estimate_lines
 from sweepbench.engine.ratelimit import RateLimits
 from sweepbench.errors import SweepbenchError
+from sweepbench.sweeps.axes import AXES
 from sweepbench.web.bench_sweep_controls import (
     CONTROL_INPUTS,
     CONTROL_STATES,
@@ -84,7 +86,7 @@ def layout(context: WebContext, search: str) -> Any:
         children=[
             dmc.Title("Benchmark sweep", order=2),
             dmc.Text(INTRO, size="sm", c="dimmed"),
-            controls_layout(_reopened(context, sweep_id)),
+            controls_layout(_reopened(context, sweep_id), context.benchmarks),
             dmc.Group(
                 [
                     dmc.Button("Run sweep", id="bs-run", color="blue"),
@@ -133,7 +135,7 @@ def layout(context: WebContext, search: str) -> Any:
 def start_sweep(context: WebContext, controls: Controls) -> tuple[str | None, str, str]:
     """Plan, gate, check and start the sweep the controls describe: (its id or None, the
     status line, its colour). Refusals name every reason; nothing is started then."""
-    planned = plan_for(controls, context.store)
+    planned = plan_for(controls, context.store, context.benchmarks)
     if planned.plan is None or planned.request is None:
         return None, f"Refused: {planned.problem}", "red"
     plan, request = planned.plan, planned.request
@@ -181,13 +183,17 @@ def register(app: Dash, context: WebContext) -> None:
     )
     def on_axis(axis: str, benchmark: str | None, data: str | None) -> tuple[Any, ...]:
         """The values box suggests the axis's values; the held control of the varied setting
-        is hidden (it is not read)."""
+        is hidden (it is not read). An axis the page does not offer changes nothing."""
+        if axis not in AXES:  # no control sends it: a stale tab or a hostile request
+            raise PreventUpdate
+        benchmark = benchmark if isinstance(benchmark, str) else None
+        data = data if isinstance(data, str) else None
 
         def show(hidden: bool) -> dict[str, Any]:
             return HIDDEN if hidden else SHOWN
 
         return (
-            value_choices(axis, benchmark, data),
+            value_choices(axis, benchmark, data, context.benchmarks),
             values_label(axis),
             show(axis == "model"),
             show(axis == "effort"),
@@ -217,7 +223,7 @@ def register(app: Dash, context: WebContext) -> None:
         *controls, running = values
         if running:  # the estimate stays as it was when Run was clicked
             return no_update, no_update, True
-        planned = plan_for(Controls(*controls), context.store)
+        planned = plan_for(Controls(*controls), context.store, context.benchmarks)
         if planned.plan is None:
             alert = dmc.Alert(planned.problem, color="red", id="bs-problem")
             return "", [alert], True

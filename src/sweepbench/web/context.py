@@ -1,6 +1,7 @@
-"""What every page's callbacks share: the store, the access gate, the sweep runner and one
+"""What every page's callbacks share: the store, the access gate, the sweep runner, one
 background loop on which benchmark runs and benchmark sweeps started from a page are hosted
-(they go on when the tab closes; pages read their progress from the store)."""
+(they go on when the tab closes; pages read their progress from the store), and what
+benchmarks a visitor may run (:class:`~sweepbench.web.offer.BenchmarkOffer`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from sweepbench.engine.supervisor import Supervisor
 from sweepbench.store import Store
 from sweepbench.sweeps.live import SweepRunner
 from sweepbench.web.gate import Gate
+from sweepbench.web.offer import BenchmarkOffer
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,9 @@ class WebContext:
     """Single-prompt sweeps (the Sweep and History pages)."""
     supervisor: Supervisor
     """The background loop of benchmark runs and benchmark sweeps started from a page."""
+    benchmarks: BenchmarkOffer = field(default_factory=BenchmarkOffer)
+    """What a visitor may run: the built-in benchmarks and the YAML declarations (and ELBench
+    data) in the operator's benchmark folders; every page loads a benchmark through it."""
     closers: list[Callable[[float], None]] = field(default_factory=list)
     """What :meth:`close` calls first, each with the seconds it may take: the hosts of runs
     on :attr:`supervisor` stop them (answers kept) and wait for them to settle."""

@@ -13,6 +13,7 @@ from urllib.parse import parse_qs
 import dash_mantine_components as dmc
 import flask
 from dash import ALL, Dash, Input, Output, State, dcc, html, no_update
+from dash.exceptions import PreventUpdate
 
 from sweepbench.artifacts import artifact_kind
 from sweepbench.errors import SweepbenchError
@@ -376,6 +377,18 @@ def _sweep_from_search(search: str) -> str | None:
     return values[0] if values else None
 
 
+def known_kind(kind: object) -> str | None:
+    """``kind`` when it names an artifact kind, else None (no control of the page sends it:
+    a stale tab or a hostile request)."""
+    if not isinstance(kind, str):
+        return None
+    try:
+        artifact_kind(kind)
+    except SweepbenchError:
+        return None
+    return kind
+
+
 def plan_from_controls(
     kind: str,
     axis: str,
@@ -394,8 +407,11 @@ def plan_from_controls(
     """The plan for what the controls say: only the active axis's list is read, as shown — the
     effort chips the held model offers, and a model id still being typed (it becomes a chip
     when the box loses focus, as when Run is clicked)."""
+    kind = kind if isinstance(kind, str) else ""  # not a text: no control sent it; refused
+    axis = axis if isinstance(axis, str) else ""
+    held_model = held_model if isinstance(held_model, str) else None
     shown_efforts = effort_chips(held_model)
-    typed = [typed_model.strip()] if typed_model and typed_model.strip() else []
+    typed = [typed_model.strip()] if isinstance(typed_model, str) and typed_model.strip() else []
     values: list[str] = {
         "effort": [e for e in efforts or [] if e in shown_efforts],
         "max_tokens": budgets,
@@ -459,7 +475,11 @@ def register(app: Dash, context: PageContext) -> None:
         prevent_initial_call=True,
     )
     def on_kind(kind: str, prompt: str | None) -> tuple[Any, ...]:
-        """Switching the kind resets the axis and lists to that kind's defaults (spec §3.1)."""
+        """Switching the kind resets the axis and lists to that kind's defaults (spec §3.1);
+        a kind the page does not offer (sent by no control of it) changes nothing."""
+        if known_kind(kind) is None:
+            raise PreventUpdate
+        prompt = prompt if isinstance(prompt, str) else None
         offers = offered_models()
         d = kind_defaults(kind, offers, keyless=not has_provider_key())
         keep = (prompt or "").strip() and prompt not in default_prompts()
@@ -513,8 +533,13 @@ def register(app: Dash, context: PageContext) -> None:
         """Only the controls the run reads: the varied list, and the held values of the
         other settings (the held control of the varied setting is hidden, spec §3.1). The
         effort controls offer what the held model accepts (a model without effort shows
-        "none", locked); the budget chips include small ones where they show the cliff."""
+        "none", locked); the budget chips include small ones where they show the cliff. A kind
+        the page does not offer changes nothing."""
+        if known_kind(kind) is None:
+            raise PreventUpdate
         versions = artifact_kind(kind).versions
+        held_model = held_model if isinstance(held_model, str) else None
+        axis = axis if isinstance(axis, str) else ""
         several = len(versions) > 1
 
         def show(flag: bool, style: dict[str, Any] = SHOWN) -> dict[str, Any]:
