@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
 from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
 
-from sweepbench.engine.ratelimit import RateLimiter, RateLimits, WindowLimiter
+from sweepbench.engine.ratelimit import Clock, RateLimiter, RateLimits, WindowLimiter
 from sweepbench.engine.ratelimit_shared import StoreRateLimiter
 from sweepbench.models.base import Model
 
@@ -32,13 +33,17 @@ class CallLimits:
         rate_limits: RateLimits | None = None,
         *,
         shared_in: Engine | None = None,
+        clock: Clock | None = None,
     ) -> None:
-        """``shared_in``: count the rate limits in this store, for every process at once."""
+        """``shared_in``: count the rate limits in this store, for every process at once.
+        ``clock``: the rate limits' clock (tests); default, the event loop's in this process
+        and the wall clock in the store."""
         if not 1 <= concurrency <= 10_000:
             raise ValueError(f"concurrency must be between 1 and 10,000, not {concurrency}")
         self.concurrency = concurrency
         self.rate_limits = rate_limits or RateLimits()
         self.shared_in = shared_in
+        self._clock = clock
         self._semaphores: dict[tuple[str, str], asyncio.Semaphore] = {}
         self._limiters: dict[str, Limiter | None] = {}
         self._slots: dict[str, Slot] = {}
@@ -56,28 +61,28 @@ class CallLimits:
                 limits = dataclasses.replace(limits, rpm=FREE_MODEL_RPM)
             limiter: Limiter | None = None
             if limits.any and self.shared_in is not None:
-                limiter = StoreRateLimiter(self.shared_in, model.id, limits)
+                limiter = StoreRateLimiter(
+                    self.shared_in, model.id, limits, clock=self._clock or time.time
+                )
             elif limits.any:
-                limiter = RateLimiter(limits)
+                limiter = RateLimiter(limits, clock=self._clock)
             self._limiters[model.id] = limiter
         return self._limiters[model.id]
 
     async def enter(self, model: Model, tokens: int) -> Slot:
-        """Wait for the model's rate limits, then take a slot of its provider and of the model
-        itself, for one attempt; give it back with :meth:`Slot.leave`."""
+        """Take a slot of the model's provider and of the model itself for one attempt, then
+        count it against the model's rate limits — last, so the moment counted is the moment
+        it is sent (a slot is not held while the window is full); give it back with
+        :meth:`Slot.leave`. The caller sends the request at once."""
         slot = self._slots.get(model.id)
         if slot is None:
             provider = self._semaphore((model.info.provider, ""))
             own = self._semaphore((model.info.provider, model.id))
             slot = self._slots[model.id] = Slot(self._limiter(model), provider, own)
-        if slot.limiter is not None:
-            await slot.limiter.acquire(tokens)
-        await slot.provider.acquire()
-        try:
-            await slot.model.acquire()
-        except BaseException:
-            slot.provider.release()
-            raise
+        if slot.limiter is None:
+            await slot.take()
+        else:
+            await slot.limiter.acquire(tokens, take=slot.take, give_back=slot.leave)
         return slot
 
 
@@ -88,6 +93,15 @@ class Slot:
     limiter: Limiter | None
     provider: asyncio.Semaphore
     model: asyncio.Semaphore
+
+    async def take(self) -> None:
+        """Wait for a slot of the provider, then of the model."""
+        await self.provider.acquire()
+        try:
+            await self.model.acquire()
+        except BaseException:
+            self.provider.release()
+            raise
 
     def leave(self) -> None:
         """Give the slot back."""
