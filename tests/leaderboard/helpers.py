@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sweepbench.bench.record import RunRecord, dump_record, load_record
-from sweepbench.bench.storage import BenchStore, RunRow
+from sweepbench.bench.storage import AnswerRow, BenchStore, RunRow
 from sweepbench.leaderboard.catalogue import elbench_catalogue
 from sweepbench.leaderboard.published import PAPER_JUDGE, load_published
 from sweepbench.store import Store
@@ -106,5 +106,67 @@ def store_golden_run(*, as_elbench: bool = False) -> str:
                 updated_at=record.updated_at, items=record.coverage.overall.selected,
             )
         )  # fmt: skip
+        bench.set_record(record.run_id, dump_record(record))
+    return record.run_id
+
+
+GOLDEN_OUTCOMES = {
+    "arithmetic": (11, 1, ()),
+    "multiple_choice": (7, 3, ()),
+    "instructions": (8, 2, ()),
+    "explain": (4, 2, ("judge_unparseable", "provider_error")),
+}
+"""Per task of the golden record: passed and failed scored answers, and the error types of
+the items whose attempt failed — the answers its scores were computed from."""
+
+
+def golden_answers() -> list[AnswerRow]:
+    """The 40 answers behind the golden record (pass/fail scores 1/0, no texts)."""
+    rows: list[AnswerRow] = []
+    for task, (passed, failed, errors) in GOLDEN_OUTCOMES.items():
+        for i in range(passed + failed):
+            ok = i < passed
+            rows.append(
+                AnswerRow(key=f"{task}-{i:02d}", task=task, dimension="", status="scored",
+                          answer=f"answer {i}", score=1.0 if ok else 0.0, passed=ok)
+            )  # fmt: skip
+        for j, error in enumerate(errors):
+            rows.append(
+                AnswerRow(key=f"{task}-failed-{j}", task=task, dimension="", status="failed",
+                          error_type=error)
+            )  # fmt: skip
+    return rows
+
+
+def store_answered_golden_run(*, as_elbench: bool = False) -> str:
+    """The golden run stored with the answers behind its record and the sample benchmark's
+    catalogue, as the runner leaves a run: a run whose bundle a pull recomputes and accepts.
+    ``as_elbench`` relabels it an ELBench run. Its run id."""
+    from sweepbench.bench.catalog import load_benchmark
+    from sweepbench.bench.report import catalogue_json
+
+    record = load_record(GOLDEN.read_text("utf-8"))
+    if as_elbench:
+        elbench = record.benchmark.model_copy(update={"id": "elbench"})
+        record = load_record(dump_record(record.model_copy(update={"benchmark": elbench})))
+    settings = {
+        "config": record.settings.config,
+        "benchmark_name": record.benchmark.name,
+        "catalogue": catalogue_json(load_benchmark("sample")),
+    }
+    judge = record.roles.get("judge")
+    with Store.open() as store:
+        bench = BenchStore(store)
+        bench.create_run(
+            RunRow(
+                id=record.run_id, config_hash=record.settings.hash,
+                benchmark=record.benchmark.id, model=record.roles["target"].model,
+                judge=None if judge is None else judge.model, status=record.status,
+                reason=record.reason, created_at=record.created_at,
+                updated_at=record.updated_at, items=record.coverage.overall.selected,
+                settings=settings,
+            )
+        )  # fmt: skip
+        bench.write(record.run_id, golden_answers(), [])
         bench.set_record(record.run_id, dump_record(record))
     return record.run_id

@@ -25,7 +25,7 @@ from sweepbench.leaderboard.bundle import (
 from sweepbench.leaderboard.sources import stored_run_rows
 from sweepbench.store import Store
 from tests.helpers import run_cli
-from tests.leaderboard.helpers import store_golden_run
+from tests.leaderboard.helpers import store_answered_golden_run
 
 ANSWER_A = "scripted/echo?text=ANSWER: A"
 KEY = "-".join(("sk", "test", "PlaceholderKey" + "0123456789abcd"))
@@ -216,7 +216,7 @@ def test_pull_round_trip_de_duplicates_and_shows_in_bench_runs(
 def test_a_pulled_elbench_run_is_on_its_judges_board(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    run_id = store_golden_run(as_elbench=True)
+    run_id = store_answered_golden_run(as_elbench=True)
     code, _, err = run_cli(monkeypatch, capsys, "leaderboard", "publish", run_id, "--to",
                            "memory://published", "--yes")  # fmt: skip
     assert code == 0, err

@@ -14,7 +14,7 @@ from sweepbench.errors import UserError
 from sweepbench.leaderboard.bundle import SUFFIX, RunBundle
 from sweepbench.settings import SHARED_ENV, shared_place
 from tests.helpers import run_cli
-from tests.leaderboard.helpers import store_golden_run
+from tests.leaderboard.helpers import store_answered_golden_run
 
 
 def _config(home: Path, text: str) -> Path:
@@ -82,7 +82,7 @@ def test_publish_and_pull_default_to_the_configured_place(
 ) -> None:
     shared = tmp_path / "shared"
     monkeypatch.setenv(SHARED_ENV, str(shared))
-    run_id = store_golden_run(as_elbench=True)
+    run_id = store_answered_golden_run(as_elbench=True)
     code, out, err = run_cli(monkeypatch, capsys, "leaderboard", "publish", run_id, "--yes")
     assert code == 0, err
     path = shared / f"{run_id}{SUFFIX}"
@@ -108,7 +108,7 @@ def test_publish_and_pull_say_when_no_place_is_configured(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.delenv(SHARED_ENV, raising=False)
-    run_id = store_golden_run(as_elbench=True)
+    run_id = store_answered_golden_run(as_elbench=True)
     code, _out, err = run_cli(monkeypatch, capsys, "leaderboard", "publish", run_id, "--yes")
     err = " ".join(err.split())
     assert code != 0 and "No shared leaderboard is configured" in err

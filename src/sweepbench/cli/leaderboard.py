@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import Path
@@ -91,9 +92,10 @@ def board(
     measure = _choice(price, ("blended", "input", "output", "measured"), "--price")
     catalogue, rows, unreadable, questions = _source(benchmark_name, chosen_scope)
     metric = _metric(focus, catalogue)
+    price_limit = _limit(max_price, "--max-price", "dollars")
     filters = Filters(
-        max_price=None if max_price is None else Decimal(str(max_price)),
-        max_size_b=max_size,
+        max_price=None if price_limit is None else Decimal(str(price_limit)),
+        max_size_b=_limit(max_size, "--max-size", "billions of parameters"),
         include_undisclosed=undisclosed,
     )
     boards = board_keys(rows)
@@ -111,9 +113,7 @@ def board(
         lines.append(f"{len(unreadable)} stored run record(s) could not be read and are left out.")
     title = f"{catalogue.metric_label(metric)} · board: {result.judge} · {result.scope} scope"
     if chart is not None:
-        from sweepbench.leaderboard.chart import write_chart
-
-        write_chart(result, chart, title=title)
+        _write_chart(result, chart, title)
     if as_json:
         data = {**_board_json(result, lines), "boards": boards}
         typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
@@ -174,6 +174,27 @@ def _choice(value: str, allowed: tuple[str, ...], option: str) -> Any:
     if value not in allowed:
         raise UserError(f"{option} must be one of {', '.join(allowed)}, not {value!r}")
     return value
+
+
+def _limit(value: float | None, option: str, unit: str) -> float | None:
+    """A filter's limit as given (None = none); UserError for one that is not a finite
+    number, 0 or more (``nan``, ``1e999``, a negative number)."""
+    if value is None:
+        return None
+    if not math.isfinite(value) or value < 0:
+        raise UserError(f"{option} must be a number of {unit}, 0 or more, not {value!r}")
+    return value
+
+
+def _write_chart(result: Board, path: Path, title: str) -> None:
+    """The chart written whole to ``path``, or a UserError saying where and why not."""
+    from sweepbench.leaderboard.chart import write_chart
+    from sweepbench.safe_files import FileRefused
+
+    try:
+        write_chart(result, path, title=title)
+    except FileRefused as exc:
+        raise UserError(f"--chart {path}: the chart is not written: {exc.reason}") from None
 
 
 def _metric(focus: str, catalogue: Catalogue) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,10 +24,14 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from sqlalchemy.exc import IntegrityError
 
 from sweepbench.bench.record import RunRecord, ScoreRecord, UtcTime, config_hash, dump_record
 from sweepbench.bench.storage import AnswerRow, BenchStore, RunRow
 from sweepbench.errors import UserError
+from sweepbench.leaderboard.bundle_checks import content_fingerprint, trust_problem
+from sweepbench.nesting import TooDeep, bounded_json_loads
+from sweepbench.safe_files import FileRefused, read_regular_file, write_file_atomically
 from sweepbench.settings import REDACTED, scrub, secret_values
 
 FORMAT: Final = "sweepbench-run-bundle"
@@ -34,8 +39,12 @@ VERSION: Final = 1
 SUFFIX: Final = ".sweepbench.json"
 PULLED: Final = "pulled"
 """The ``source`` a pulled run's stored settings carry."""
-MAX_BYTES: Final = 512 * 1024 * 1024
-"""A bundle larger than this is refused unread."""
+MAX_BYTES: Final = 128 * 1024 * 1024
+"""A bundle file larger than this is refused unread (and no more than this is ever read)."""
+MAX_ANSWER_CHARS: Final = 1024 * 1024
+"""The longest answer text a bundle may hold (far beyond any model's longest output)."""
+MAX_RUNS: Final = 100_000
+"""The most stored runs a pull compares a bundle's content with."""
 
 _PACKAGES: Final = {
     "s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "az": "adlfs", "abfs": "adlfs",
@@ -54,11 +63,32 @@ class BundleAnswer(_Part):
     task: str = Field(min_length=1, max_length=120)
     dimension: str = Field(max_length=200)
     status: Literal["scored", "failed"]
-    score: float | None = None
+    score: float | None = Field(default=None, allow_inf_nan=False)
     passed: bool | None = None
-    answer: str | None = None
+    answer: str | None = Field(default=None, max_length=MAX_ANSWER_CHARS)
     """The answer text, scrubbed; None when the bundle leaves answer texts out."""
     error_type: str | None = Field(default=None, max_length=60)
+
+
+class BundleTask(_Part):
+    """One task of a run's catalogue: what its scores are made of."""
+
+    id: str = Field(min_length=1, max_length=120)
+    name: str = Field(max_length=500)
+    grading: Literal["auto", "judge", "runtime"]
+    scorer: str = Field(max_length=120)
+    score_by: Literal["pass_rate", "mean_score"]
+    scale: int | float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    """The top of the task's raw score scale; None = 1."""
+    region_specific: bool = False
+
+
+class BundleArea(_Part):
+    """One area of a run's catalogue, with its tasks in order."""
+
+    key: str = Field(min_length=1, max_length=120)
+    label: str = Field(max_length=500)
+    tasks: list[BundleTask]
 
 
 class RunBundle(_Part):
@@ -75,8 +105,9 @@ class RunBundle(_Part):
     tasks: dict[str, ScoreRecord]
     """The per-task scores (0–100), as in the record."""
     benchmark_name: str = ""
-    catalogue: list[dict[str, Any]] = Field(default_factory=list)
-    """The run's areas and tasks as stored with it (lets ``bench show`` read a pulled run)."""
+    catalogue: list[BundleArea] = Field(default_factory=list)
+    """The run's areas and tasks as stored with it: what its scores are recomputed with, and
+    what lets ``bench show`` read a pulled run."""
 
     @model_validator(mode="after")
     def _consistent(self) -> RunBundle:
@@ -141,7 +172,9 @@ def build_bundle(
     bench: BenchStore, run_id: str, *, answers: bool = True, now: datetime | None = None
 ) -> RunBundle:
     """The scrubbed bundle of a stored run. UserError for an unknown run, one with no record
-    yet, or one that still holds something key-shaped after scrubbing (never named)."""
+    yet, one that still holds something key-shaped after scrubbing (never named), or one
+    whose record a pull would refuse (:func:`trust_problem`: still running, or scores that
+    are not its answers')."""
     from sweepbench.bench.record import load_record
 
     row = bench.run(run_id)
@@ -159,11 +192,12 @@ def build_bundle(
         }
         for a in bench.answers(row.id)
     ]  # fmt: skip
+    published = now or datetime.now(UTC)
     data: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
         "run_id": record.run_id,
-        "published_at": (now or datetime.now(UTC)).isoformat(),
+        "published_at": published.isoformat(),
         "answers_included": answers,
         "record": record.model_dump(mode="json"),
         "answers": shared,
@@ -192,6 +226,11 @@ def build_bundle(
         raise UserError(
             f"the run still holds something key-shaped after scrubbing, in {where}, so no "
             "bundle is written"
+        )
+    problem = trust_problem(bundle, now=published)
+    if problem is not None:
+        raise UserError(
+            f"run {row.id} is not shared, since a pull would refuse its bundle: {scrub(problem)}"
         )
     return bundle
 
@@ -283,28 +322,65 @@ def file_system(url: str) -> tuple[Any, str]:
 
 
 def write_bundle(bundle: RunBundle, destination: str) -> str:
-    """Write ``bundle`` under ``destination`` (a folder or an fsspec URL); its file's path."""
+    """Write ``bundle`` under ``destination`` (a folder or an fsspec URL), whole or not at
+    all; its file's path. A folder's file is written to a temporary file and renamed into
+    place (never through a link); an existing name that is not a regular file (a link, a
+    FIFO, a folder) is refused, here and at a URL (``file://`` is a folder). UserError saying
+    where and why when nothing was written."""
     text = bundle_text(bundle)
     if key_shaped(text):  # never written with a key, whatever built it
         raise UserError("the run's bundle holds something key-shaped, so it is not written")
     name = bundle_name(bundle.run_id)
+    data = text.encode("utf-8")
     if not is_url(destination):
-        folder = Path(destination).expanduser()
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder / name).write_text(text, "utf-8")
-        except OSError as exc:
-            raise UserError(f"{folder / name} cannot be written ({exc.strerror or exc})") from None
-        return str(folder / name)
+        return str(_write_in_folder(Path(destination).expanduser(), name, data))
     fs, root = file_system(destination)
+    shown = f"{destination.rstrip('/')}/{name}"
+    if _is_local(fs):
+        _write_in_folder(Path(root), name, data, shown=shown)
+        return shown
     path = f"{root.rstrip('/')}/{name}"
+    _check_remote_name(fs, path, shown)
     try:
         with contextlib.suppress(NotImplementedError, OSError):
             fs.makedirs(root, exist_ok=True)  # object stores and the Hub have no folders
-        fs.pipe_file(path, text.encode("utf-8"))
+        fs.pipe_file(path, data)
     except OSError as exc:
-        raise UserError(f"{destination}/{name} cannot be written ({exc})") from None
-    return f"{destination.rstrip('/')}/{name}"
+        raise UserError(f"{shown}: not published, it cannot be written ({exc})") from None
+    return shown
+
+
+def _write_in_folder(folder: Path, name: str, data: bytes, *, shown: str = "") -> Path:
+    """:func:`write_file_atomically` into ``folder`` (made when missing), as a UserError."""
+    try:
+        return write_file_atomically(folder, name, data, create_folder=True)
+    except FileRefused as exc:
+        raise UserError(f"{shown or folder / name}: not published, {exc.reason}") from None
+
+
+def _is_local(fs: Any) -> bool:
+    """True for fsspec's local file system (``file://``): read and written as a folder."""
+    from fsspec.implementations.local import LocalFileSystem  # type: ignore[import-untyped]
+
+    return isinstance(fs, LocalFileSystem)
+
+
+def _check_remote_name(fs: Any, path: str, shown: str) -> None:
+    """UserError when ``path`` exists at the URL and is not a regular file (a folder, a
+    link): the rule a folder's bundle follows, as far as the file system says."""
+    try:
+        info = fs.info(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise UserError(f"{shown}: not published, it cannot be checked ({exc})") from None
+    kind = str(info.get("type", "unknown"))
+    if kind != "file" or info.get("islink"):
+        found = "a link" if info.get("islink") else f"a {kind}"
+        raise UserError(
+            f"{shown}: not published, the name is taken by {found}, not a regular file, so "
+            "nothing was written (remove it, or write elsewhere)"
+        )
 
 
 # ---------------------------------------------------------------- pulling
@@ -324,26 +400,15 @@ class PullResult:
 
 def _sources(source: str) -> Iterator[tuple[str, bytes | str]]:
     """Each bundle file under ``source`` (a file, a folder, a URL of either) as its name and
-    its bytes — or a sentence saying why it could not be read."""
+    its bytes — or a sentence saying why it was not read. Only regular files are read, and at
+    most :data:`MAX_BYTES` of each (:func:`read_regular_file`)."""
     if not is_url(source):
-        path = Path(source).expanduser()
-        if path.is_dir():
-            files = sorted(path.glob(f"*{SUFFIX}"))
-        elif path.is_file():
-            files = [path]
-        else:
-            raise UserError(f"{source}: no such file or folder")
-        for file in files:
-            try:
-                size = file.stat().st_size
-                if size > MAX_BYTES:
-                    yield str(file), f"{file}: skipped, larger than {MAX_BYTES:,} bytes"
-                    continue
-                yield str(file), file.read_bytes()
-            except OSError as exc:
-                yield str(file), f"{file}: skipped, it cannot be read ({exc.strerror or exc})"
+        yield from _folder_sources(Path(source).expanduser())
         return
     fs, root = file_system(source)
+    if _is_local(fs):
+        yield from _folder_sources(Path(root))
+        return
     protocol = source.split("://", 1)[0]
     try:
         if fs.isdir(root):
@@ -355,14 +420,44 @@ def _sources(source: str) -> Iterator[tuple[str, bytes | str]]:
     except OSError as exc:
         raise UserError(f"{source} cannot be listed ({exc})") from None
     for p in paths:
-        shown = f"{protocol}://{str(p).lstrip('/')}" if protocol != "file" else str(p)
+        shown = f"{protocol}://{str(p).lstrip('/')}"
+        yield shown, _remote_bytes(fs, str(p), shown)
+
+
+def _folder_sources(path: Path) -> Iterator[tuple[str, bytes | str]]:
+    """The bundle files of a local folder, or the one file named (whatever it is: a FIFO or a
+    device is refused unread, never opened for a blocking read)."""
+    if path.is_dir():
+        folder: Path | None = path
+        files = sorted(p for p in path.iterdir() if p.name.endswith(SUFFIX))
+    elif os.path.lexists(path):
+        folder, files = None, [path]
+    else:
+        raise UserError(f"{path}: no such file or folder")
+    for file in files:
         try:
-            if int(fs.size(p) or 0) > MAX_BYTES:
-                yield shown, f"{shown}: skipped, larger than {MAX_BYTES:,} bytes"
-                continue
-            yield shown, fs.cat_file(p)
-        except OSError as exc:
-            yield shown, f"{shown}: skipped, it cannot be read ({exc})"
+            yield str(file), read_regular_file(file, max_bytes=MAX_BYTES, within=folder)
+        except FileRefused as exc:
+            yield str(file), f"{file}: skipped, {exc.reason}"
+
+
+def _remote_bytes(fs: Any, path: str, shown: str) -> bytes | str:
+    """A file at a URL, at most :data:`MAX_BYTES` of it; or why it was not read."""
+    try:
+        info = fs.info(path)
+        kind = str(info.get("type", "unknown"))
+        if kind != "file" or info.get("islink"):
+            found = "a link" if info.get("islink") else f"a {kind}"
+            return f"{shown}: skipped, {found}, not a regular file"
+        size = int(info.get("size") or 0)
+        if size > MAX_BYTES:
+            return f"{shown}: skipped, {size:,} bytes, more than the {MAX_BYTES:,} bytes allowed"
+        data = bytes(fs.cat_file(path, start=0, end=MAX_BYTES + 1))
+    except OSError as exc:
+        return f"{shown}: skipped, it cannot be read ({exc})"
+    if len(data) > MAX_BYTES:
+        return f"{shown}: skipped, more than the {MAX_BYTES:,} bytes allowed"
+    return data
 
 
 def _no_constant(name: str) -> None:
@@ -379,7 +474,8 @@ def _first_error(exc: ValidationError) -> str:
 
 def parse_bundle(name: str, content: bytes) -> RunBundle | str:
     """A bundle from its file's bytes, or one sentence naming the file saying why not (never
-    echoing a key it holds)."""
+    echoing a key it holds). JSON nested deeper than :data:`~sweepbench.nesting.MAX_DEPTH`
+    is refused before it is parsed."""
     try:
         text = content.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -387,14 +483,18 @@ def parse_bundle(name: str, content: bytes) -> RunBundle | str:
     if key_shaped(text):
         return f"{name}: refused, it holds something key-shaped (a key is never imported)"
     try:
-        data = json.loads(text, parse_constant=_no_constant)
+        data = bounded_json_loads(text, parse_constant=_no_constant)
+    except TooDeep as exc:
+        return f"{name}: skipped, not a run bundle (its JSON is {exc})"
     except ValueError as exc:
         return f"{name}: skipped, not JSON ({str(exc).split(':')[0]})"
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         return f"{name}: skipped, not a sweepbench run bundle (no format {FORMAT!r})"
-    if data.get("version") != VERSION:
+    version = data.get("version")
+    del data  # the bundle is read from the text; the parsed copy is not kept meanwhile
+    if version != VERSION:
         return (
-            f"{name}: skipped, bundle version {data.get('version')!r} is not one this "
+            f"{name}: skipped, bundle version {version!r} is not one this "
             f"sweepbench reads ({VERSION}); a newer sweepbench may have written it"
         )
     try:
@@ -426,7 +526,7 @@ def store_bundle(bench: BenchStore, bundle: RunBundle, origin: str) -> None:
         },
         "benchmark_name": bundle.benchmark_name or record.benchmark.name,
         "selected": record.coverage.overall.selected,
-        "catalogue": bundle.catalogue,
+        "catalogue": [area.model_dump(mode="json") for area in bundle.catalogue],
     }  # fmt: skip
     bench.create_run(
         RunRow(
@@ -453,36 +553,98 @@ def store_bundle(bench: BenchStore, bundle: RunBundle, origin: str) -> None:
         raise
 
 
+class _StoredContent:
+    """The content fingerprints of the stored runs that share a bundle's settings (local
+    runs by their settings hash, pulled ones by :func:`pulled_hash`), read when first asked."""
+
+    def __init__(self, bench: BenchStore) -> None:
+        self.bench = bench
+        self._by_hash: dict[str, list[str]] | None = None
+        self._prints: dict[str, str] = {}
+
+    def same_run(self, record: RunRecord, fingerprint: str) -> str | None:
+        """The stored run holding exactly this content, or None."""
+        if self._by_hash is None:
+            self._by_hash = {}
+            for run in self.bench.runs(limit=MAX_RUNS):
+                self._by_hash.setdefault(run.config_hash, []).append(run.id)
+        hashes = (record.settings.hash, pulled_hash(record))
+        for run_id in (r for h in hashes for r in self._by_hash.get(h, [])):
+            if run_id not in self._prints:
+                outcomes = self.bench.outcomes(run_id)
+                self._prints[run_id] = content_fingerprint(record.settings.hash, outcomes)
+            if self._prints[run_id] == fingerprint:
+                return run_id
+        return None
+
+    def add(self, record: RunRecord, fingerprint: str) -> None:
+        """Remember a run just stored."""
+        if self._by_hash is not None:
+            self._by_hash.setdefault(pulled_hash(record), []).append(record.run_id)
+        self._prints[record.run_id] = fingerprint
+
+
+def _pull_one(
+    bench: BenchStore, name: str, content: bytes, stored: _StoredContent, result: PullResult
+) -> None:
+    """Import one bundle file's bytes, or say in ``result`` why not (each check in turn: the
+    file, the bundle's fields, already here, its scores against its answers, the same run
+    under another run id)."""
+    parsed = parse_bundle(name, content)
+    if isinstance(parsed, str):
+        result.skipped.append(parsed)
+        return
+    if parsed.run_id in result.imported or bench.exists(parsed.run_id):
+        result.present.append(parsed.run_id)
+        return
+    problem = trust_problem(parsed, now=datetime.now(UTC))
+    if problem is not None:
+        result.skipped.append(f"{name}: refused, {scrub(problem)}")
+        return
+    answers = [a.model_dump() for a in parsed.answers]
+    fingerprint = content_fingerprint(parsed.record.settings.hash, answers)
+    same = stored.same_run(parsed.record, fingerprint)
+    if same is not None:
+        result.skipped.append(
+            f"{name}: skipped, run {parsed.run_id} is run {same} (already here) under another "
+            "run id: the same settings and answers"
+        )
+        return
+    try:
+        store_bundle(bench, parsed, name)
+    except IntegrityError:  # stored meanwhile by another pull
+        result.present.append(parsed.run_id)
+        return
+    stored.add(parsed.record, fingerprint)
+    result.imported.append(parsed.run_id)
+
+
 def pull(bench: BenchStore, source: str) -> PullResult:
-    """Import every bundle under ``source``: validated, de-duplicated by run id, refused when
-    key-shaped; JSON only."""
+    """Import every bundle under ``source``: JSON only, from regular files only, each
+    validated, its scores recomputed from its answers (:func:`trust_problem`), de-duplicated
+    by run id and by content, and refused when key-shaped. A file that is not imported is
+    skipped with its reason; the others are imported."""
     result = PullResult()
-    seen: set[str] = set()
+    stored = _StoredContent(bench)
     for name, content in _sources(source):
         if isinstance(content, str):
             result.skipped.append(content)
             continue
-        parsed = parse_bundle(name, content)
-        if isinstance(parsed, str):
-            result.skipped.append(parsed)
-            continue
-        run_id = parsed.run_id
-        if run_id in seen or bench.exists(run_id):
-            result.present.append(run_id)
-            continue
-        seen.add(run_id)
-        store_bundle(bench, parsed, name)
-        result.imported.append(run_id)
+        _pull_one(bench, name, content, stored, result)
     return result
 
 
 __all__ = [
     "FORMAT",
+    "MAX_ANSWER_CHARS",
+    "MAX_BYTES",
     "PULLED",
     "REDACTED",
     "SUFFIX",
     "VERSION",
     "BundleAnswer",
+    "BundleArea",
+    "BundleTask",
     "PullResult",
     "RunBundle",
     "build_bundle",

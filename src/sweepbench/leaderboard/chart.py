@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sweepbench.leaderboard.board import MEASURE_LABELS, Board, Placed
+from sweepbench.safe_files import write_file_atomically
 
 
 def _hover(p: Placed) -> str:
@@ -76,5 +77,9 @@ def chart_html(board: Board, *, title: str) -> str:
 
 
 def write_chart(board: Board, path: Path, *, title: str) -> None:
-    """Write :func:`chart_html` to ``path``."""
-    path.write_text(chart_html(board, title=title), encoding="utf-8")
+    """Write :func:`chart_html` to ``path``, whole or not at all (a file there is replaced
+    only once the new one is complete). FileRefused saying why when nothing was written: the
+    folder does not exist, or the name is taken by something other than a regular file (a
+    folder, a device such as ``/dev/full``, a link)."""
+    html = chart_html(board, title=title).encode("utf-8")
+    write_file_atomically(path.parent, path.name, html)
