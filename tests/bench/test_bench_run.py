@@ -24,6 +24,7 @@ from sweepbench.bench.run import BenchRunner, RunOutcome
 from sweepbench.bench.scoring.judge import JUDGE_MAX_TOKENS
 from sweepbench.bench.storage import BenchStore, RunRow, run_is_live
 from sweepbench.engine import RateLimits, RetryPolicy
+from sweepbench.engine.cut import CUT_MARGIN_TOKENS, DELTA_RESERVE_TOKENS, MIN_OUTPUT_TOKENS
 from sweepbench.engine.limits import CallLimits
 from sweepbench.errors import ErrorKind, ProviderError, UserError
 from sweepbench.models.base import Model
@@ -240,12 +241,14 @@ async def test_spending_limit_pauses_and_keeps_answers(store: Store, isolated_ho
 
 
 async def test_role_limit_for_the_judge(store: Store, isolated_home: Path) -> None:
-    # Changed on purpose: the judge's limit holds each grade's worst case (here only its output
-    # budget is priced: JUDGE_MAX_TOKENS at $1,000 per million), so grades go on while that
-    # fits under what is left of the judge's limit; the answers (a free model) are unlimited.
+    # Changed on purpose (issue 26 §2): a grade whose worst case (JUDGE_MAX_TOKENS at $1,000
+    # per million) no longer fits may hold what is left down to its floor (its prompt, free
+    # here, and 256 + 64 + 32 output tokens), cut at it; grades go on while the floor fits under
+    # what is left of the judge's limit; the answers (a free model) are unlimited.
     set_prices(isolated_home, {"scripted.guess": (0, 1000)})
-    worst = JUDGE_MAX_TOKENS * PER_TOKEN
-    limit = worst + Decimal("0.01")
+    floor = (MIN_OUTPUT_TOKENS + CUT_MARGIN_TOKENS + DELTA_RESERVE_TOKENS) * PER_TOKEN
+    assert floor < JUDGE_MAX_TOKENS * PER_TOKEN
+    limit = floor + 5 * PER_TOKEN  # room for one grade's floor: after one grade, not another
     outcome = await _run(
         store, benchmark=toy_benchmark(0, judged=5), model="scripted/echo?text=42",
         judge="scripted/guess", limits=Limits(roles={"judge": limit}), concurrency=1,
@@ -255,14 +258,15 @@ async def test_role_limit_for_the_judge(store: Store, isolated_home: Path) -> No
     rows = list(BenchStore(store).answers(outcome.run_id))
     graded = [r for r in rows if r["status"] == "scored"]
     waiting = [r for r in rows if r["error_type"] == "judge_not_run"]
-    assert len(graded) == 2 and len(waiting) == 1 and waiting[0]["answer"] == "42"
+    assert len(graded) == 1 and len(waiting) == 1 and waiting[0]["answer"] == "42"
     calls = calls_of(store, outcome.run_id)
     grades = [c for c in calls if c.role == "judge"]
     assert len(grades) == len(graded)  # the refused grade was never sent
-    assert sum(c.role == "target" for c in calls) == 3  # the third answer waits for its grade
+    assert sum(c.role == "target" for c in calls) == 2  # the second answer waits for its grade
+    assert Ledger(store).run_spent(outcome.run_id) <= limit
     each = grades[0].cost_usd
     assert each is not None and {c.cost_usd for c in grades} == {each}
-    assert len(graded) == int((limit - worst) // each) + 1  # as many as fit, not one more
+    assert len(graded) == int((limit - floor) // each) + 1  # as many as fit, not one more
     left = format_usd(limit - len(graded) * each)
     assert f"only {left} of the judge's" in _reason(outcome)
     ledger = Ledger(store)
@@ -555,7 +559,7 @@ async def test_the_sample_benchmark_end_to_end_on_the_guessing_model(store: Stor
     report = load_report(store, outcome.run_id, resamples=1000)
     assert report.summary.covers_scope and report.summary.overall_100 is not None
     choice = report.summary.task(next(t.id for t in load_benchmark("sample").tasks
-                                      if t.scorer == "choice"))  # fmt: skip
+                                      if t.scorer == "choice_free"))  # fmt: skip
     assert 0 < choice.count == 10  # every choice answer was readable: ANSWER: X
     rows = list(BenchStore(store).answers(outcome.run_id))
     assert not any((r["score_metadata"] or {}).get("format_valid") is False

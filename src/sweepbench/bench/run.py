@@ -73,7 +73,7 @@ from sweepbench.engine.retry import RetryPolicy, error_type
 from sweepbench.errors import DataError, SweepbenchError, UserError
 from sweepbench.models.base import GenerateSettings, Message, Request, Result
 from sweepbench.money.ledger import Ledger, SpendRefused
-from sweepbench.roles import BENCH_ROLES, Role
+from sweepbench.roles import BENCH_ROLES, Role, label
 from sweepbench.store import Store
 from sweepbench.store.workers import this_worker as store_worker
 
@@ -276,6 +276,14 @@ class BenchRunner:
         for worker in self._workers:
             worker.cancel()
 
+    def _cancel_others(self) -> None:
+        """Cancel every other worker's call in flight (each is settled at what it produced,
+        and its item asked again when the run continues)."""
+        current = asyncio.current_task()
+        for worker in self._workers:
+            if worker is not current:
+                worker.cancel()
+
     def _halt(self, status: str, reason: str) -> None:
         """No new calls from now on; the first reason given is the one reported."""
         if self._stop_status is None:
@@ -332,6 +340,8 @@ class BenchRunner:
                     await self._process(item)
                 except _Stop as stop:
                     self._halt(stop.status, stop.reason)
+                    if stop.status == "paused_budget":  # no waiting on calls in flight
+                        self._cancel_others()
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:  # a bug or bad data in one item never stops the run
@@ -691,6 +701,13 @@ class BenchRunner:
         self._account(role, request.model, outcome, key)
         if outcome.halt is not None:
             raise _Stop("interrupted", outcome.halt)
+        if outcome.stopped_at_limit:  # the item is asked again when the run continues
+            raise _Stop(
+                "paused_budget",
+                f"the {label(role)}'s answer was stopped at the limit: what is left held only "
+                "part of its worst case, and the answer went past it (it is asked again when "
+                "the run continues with more money)",
+            )
         return outcome.result, outcome.attempts
 
     def _account(self, role: Role, model: str, outcome: CallOutcome, key: str) -> None:

@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
+from sweepbench.engine import cut
 from sweepbench.engine.holds import Hold, Holds, PerCallHolds
 from sweepbench.engine.limits import CallLimits
 from sweepbench.engine.ratelimit import RateLimits
@@ -54,6 +55,8 @@ DEFAULT_TIMEOUT_S = 600.0
 INTERACTIVE_TIMEOUT_S = 3600.0
 """A sweep cell's or a generation's (sweeps spec §9.1)."""
 _WORST_KNOWN = 4096
+CUT_REASON = "stopped at the limit"
+"""The ``provider_reason`` of a call whose stream the executor cut at its hold."""
 """Worst cases an executor remembers, by (model, prompt bound, output budget)."""
 
 
@@ -88,6 +91,9 @@ class CallOutcome:
     """Each retry: attempt, role, wait before the next, error type, error (scrubbed)."""
     halt: str | None = None
     """Set when the run must stop making calls: the key ran out of credit or was refused."""
+    stopped_at_limit: bool = False
+    """The call held less than its worst case and its stream was cut at its hold
+    (``engine/cut.py``): its answer is incomplete, not to be scored; ask it again later."""
     input_tokens: int = 0
     """Tokens of every attempt (what was billed), not only the last one's."""
     output_tokens: int = 0
@@ -294,12 +300,16 @@ class Executor:
         bound, max_tokens, worst = self.worst_case(model, request)
         outcome = outcome if outcome is not None else CallOutcome(Result(model.id))
         timeout = spec.timeout_s or self.timeout_s
+        loop = asyncio.get_running_loop()
+        ends = loop.time() + timeout  # one deadline for every attempt and wait between them
+        floor = self._floor(model, request, bound, max_tokens, worst)
         while True:
             outcome.attempts += 1
             attempt = outcome.attempts
-            hold = self._take(spec, model, worst, first=attempt == 1)
+            hold = self._take(spec, model, worst, first=attempt == 1, floor=floor)
+            left = max(ends - loop.time(), 0.001)
             result = await self._attempt(
-                spec, model, hold, attempt, bound, max_tokens, worst, timeout, on_event, outcome
+                spec, model, hold, attempt, bound, max_tokens, worst, left, on_event, outcome
             )
             error = result.error
             if error is None:
@@ -315,17 +325,37 @@ class Executor:
             if not policy.should_retry(error, attempt, produced):
                 return outcome
             wait = policy.delay(attempt, error, self._rng)
+            if loop.time() + wait >= ends:  # the call's deadline covers its retries too
+                return outcome
             outcome.retries.append(
                 {"attempt": attempt, "role": spec.role, "next_delay_s": round(wait, 3),
                  "error_type": error_type(error), "error": str(error)}
             )  # fmt: skip
             await asyncio.sleep(wait)
 
-    def _take(self, spec: CallSpec, model: Model, worst: Decimal | None, *, first: bool) -> Hold:
+    def _take(
+        self, spec: CallSpec, model: Model, worst: Decimal | None, *, first: bool,
+        floor: Decimal | None = None,
+    ) -> Hold:  # fmt: skip
         if not worst:  # no price on file or a $0 model: nothing is held
             return Hold(Decimal(0))
         run_id = spec.run_id or f"generate-{time.strftime('%Y%m%d')}"
-        return self.holds.take(run_id, spec.role, model.id, worst, first, key=spec.key)
+        return self.holds.take(
+            run_id, spec.role, model.id, worst, first, key=spec.key, floor_usd=floor
+        )
+
+    def _floor(
+        self, model: Model, request: Request, bound: int, max_tokens: int, worst: Decimal | None
+    ) -> Decimal | None:
+        """The least this call may hold, cut at its hold (``engine/cut.py``); None when it must
+        hold its whole worst case (no price, a small budget, output that may not stream)."""
+        price = self.price(model)
+        if not worst or price is None:
+            return None
+        effort = model.info.resolve_effort(request.settings.effort, strict=False)
+        if not model.streams_what_it_bills(effort):
+            return None
+        return cut.floor_usd(bound, max_tokens, price)
 
     async def _attempt(
         self,
@@ -353,6 +383,7 @@ class Executor:
         call_id: str | None = None
         result = Result(model_id)
         outcome.result = result
+        in_flight = 0
         try:
             slot = await self.limits.enter(model, bound + max_tokens)
             try:
@@ -360,12 +391,22 @@ class Executor:
                 outcome.call_ids.append(call_id)
                 if hold.holds_money:
                     self.holds.attach(hold, call_id)
-                await self._stream(model, request, call_id, result, deadline_s, on_event)
+                can_pay = None
+                if hold.cap_usd is not None and (price := self.price(model)) is not None:
+                    can_pay = cut.affordable(hold.cap_usd, bound, price)
+                in_flight = await self._stream(
+                    model, request, call_id, result, deadline_s, on_event, can_pay,
+                    spec.timeout_s or self.timeout_s,
+                )  # fmt: skip
+                outcome.stopped_at_limit = result.provider_reason == CUT_REASON
             finally:
                 slot.leave()
         finally:  # also when cancelled: record what was produced and settle it
             if result.stop_reason in ("cancelled", "error"):
                 result.estimate_missing_usage(request, max_tokens)
+            if result.provider_reason == CUT_REASON:  # what was in flight at the cut is billed
+                made = min(result.usage.output_tokens + in_flight, max_tokens)
+                result.usage = replace(result.usage, output_tokens=made)
             cost, source = self._cost(model, result, bound, max_tokens, worst)
             self._scrub_result(result)
             outcome.input_tokens += result.usage.input_tokens
@@ -389,13 +430,22 @@ class Executor:
         result: Result,
         deadline_s: float,
         on_event: EventCallback | None,
-    ) -> None:
+        can_pay: int | None = None,
+        call_deadline_s: float | None = None,
+    ) -> int:
+        """Stream the call into ``result`` within ``deadline_s`` (what is left of the call's
+        ``call_deadline_s``, every attempt's); with ``can_pay``, cut it once the output received
+        (at an upper bound, its UTF-8 bytes) and what may be in flight reach that many tokens:
+        the hold's cap. Returns the tokens taken to be in flight at a cut (0 without one)."""
         started = time.perf_counter()
         seq = 0
         stream = model.stream(request)
         deadline = self._deadlines.arm(deadline_s)
         recorder = self.recorder
         keeps = recorder.keeps_events
+        received = 0
+        first = 0.0
+        in_flight = 0
         try:
             async for event in stream:
                 result.add(event, started)
@@ -405,10 +455,24 @@ class Executor:
                     seq += 1
                 if on_event is not None:
                     on_event(event)
+                if can_pay is not None and isinstance(event, TextDelta | ReasoningDelta):
+                    now = time.perf_counter()
+                    first = first or now
+                    received += cut.utf8_bytes(event.text)
+                    in_flight = cut.in_flight(received, now - first)
+                    if received + in_flight >= can_pay:
+                        result.stop_reason = "cancelled"
+                        result.provider_reason = CUT_REASON
+                        stopped = Finish("cancelled", provider_reason=CUT_REASON)
+                        if keeps:
+                            recorder.event(call_id, seq, stopped, time.perf_counter() - started)
+                        if on_event is not None:
+                            on_event(stopped)
+                        break
         except asyncio.CancelledError:
             if deadline.expired():  # our deadline, not a stop from outside: a failed attempt
                 result.stop_reason = "error"
-                result.error = self._timed_out(model, deadline_s)
+                result.error = self._timed_out(model, call_deadline_s or deadline_s)
             else:
                 result.stop_reason = "cancelled"
                 stopped = Finish("cancelled")
@@ -429,11 +493,12 @@ class Executor:
             self._deadlines.disarm(deadline)
             await stream.aclose()  # closes the provider connection at once, not at GC time
             result.wall_s = time.perf_counter() - started
+        return in_flight if result.provider_reason == CUT_REASON else 0
 
     @staticmethod
     def _timed_out(model: Model, deadline_s: float) -> ProviderError:
         return ProviderError(
-            f"no complete answer within {deadline_s:g} s; the stream was closed",
+            f"no complete answer within {deadline_s:g} s (every attempt's); the stream was closed",
             kind=ErrorKind.RETRYABLE,
             provider=model.provider,
         )

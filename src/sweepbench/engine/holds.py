@@ -8,6 +8,10 @@
   each call's worst case from it, returns the unused part when the call ends, and settles the
   lease at the sum of its calls' actual costs in the runner's group commit. A lease never covers
   more than it reserved, so no ceiling is exceeded with any concurrency or number of processes.
+  When not even one worst case fits any more, the worker first gives back its idle leases (of
+  its other roles and models); then a call whose whole output streams in sight may hold *less*
+  than its worst case, down to its floor (:meth:`LeaseHolds.take`): its hold is a *cap*, and the
+  executor cuts its stream before its cost can pass it (the item is "stopped at the limit").
 
 A call that holds nothing is free ($0 price): $0 calls count against no ceiling.
 """
@@ -21,7 +25,7 @@ from typing import Protocol
 
 from sqlalchemy.engine import Connection
 
-from sweepbench.money.ceilings import Charge, micro_to_usd, usd_to_micro
+from sweepbench.money.ceilings import Charge, SpendRefused, micro_to_usd, usd_to_micro
 from sweepbench.money.ledger import Ledger, Settlement
 
 LEASE_CALLS = 32
@@ -38,6 +42,9 @@ class Hold:
     lease: _Lease | None = None
     worst_micro: int = 0
     """``worst_usd`` in micro-dollars, rounded up (what a lease draw takes)."""
+    cap_usd: Decimal | None = None
+    """Set when the call holds less than its worst case (``worst_usd`` is then the cap): the
+    executor must stop its stream before its cost can exceed this."""
 
     @property
     def holds_money(self) -> bool:
@@ -50,10 +57,11 @@ class Holds(Protocol):
 
     def take(
         self, run_id: str, role: str, model: str, worst_usd: Decimal, first: bool,
-        key: str | None = None,
+        key: str | None = None, floor_usd: Decimal | None = None,
     ) -> Hold:  # fmt: skip
         """Hold ``worst_usd`` for one call (``first``: its first attempt; ``key``: the item or
-        sample it is for). SpendRefused when a ceiling would be crossed."""
+        sample it is for; ``floor_usd``: the least it may hold, cut at its hold, when it may
+        hold less). SpendRefused when a ceiling would be crossed."""
 
     def attach(self, hold: Hold, call_id: str) -> None:
         """The call's row exists: link the hold to it (before traffic)."""
@@ -70,9 +78,9 @@ class PerCallHolds:
 
     def take(
         self, run_id: str, role: str, model: str, worst_usd: Decimal, first: bool,
-        key: str | None = None,
+        key: str | None = None, floor_usd: Decimal | None = None,
     ) -> Hold:  # fmt: skip
-        """Admit one charge."""
+        """Admit one charge (its worst case: a sweep's or a generation's call is never cut)."""
         [rid] = self.ledger.admit(run_id, [Charge(model=model, ceiling_usd=worst_usd, role=role)])
         return Hold(worst_usd, reservation_id=rid)
 
@@ -98,7 +106,7 @@ class AdmittedHolds(PerCallHolds):
 
     def take(
         self, run_id: str, role: str, model: str, worst_usd: Decimal, first: bool,
-        key: str | None = None,
+        key: str | None = None, floor_usd: Decimal | None = None,
     ) -> Hold:  # fmt: skip
         """The admitted reservation of call ``key`` on its first attempt, else a new one."""
         if first and key is not None and key in self.reservations:
@@ -140,10 +148,12 @@ class LeaseHolds:
 
     def take(
         self, run_id: str, role: str, model: str, worst_usd: Decimal, first: bool,
-        key: str | None = None,
+        key: str | None = None, floor_usd: Decimal | None = None,
     ) -> Hold:  # fmt: skip
         """Draw the call's worst case from the open lease, taking a new lease when it has too
-        little left."""
+        little left. When no ceiling leaves room for a worst case, the idle leases of this
+        worker's other roles and models are given back first; then, with ``floor_usd``, the
+        call may hold less, down to its floor, as a cap it is cut at (``Hold.cap_usd``)."""
         worst = usd_to_micro(worst_usd, up=True)
         if worst == 0:
             return Hold(worst_usd)
@@ -156,15 +166,50 @@ class LeaseHolds:
                 # group commit, their whole reservation would count as held, and the new lease
                 # would be refused ("limit reached, $0 spent") with money still left.
                 self.ledger.settle_many(self.settlements())
-            rid, amount = self.ledger.lease(
-                run_id, role, model, micro_to_usd(worst * self.calls_per_lease), worst_usd
-            )
-            lease = self._open[scope] = _Lease(
-                rid, run_id, role, model, usd_to_micro(amount, up=True)
-            )
-        lease.drawn_micro += worst
+            lease = self._new_lease(scope, worst, worst_usd, floor_usd)
+        draw = min(worst, lease.free_micro)
+        lease.drawn_micro += draw
         lease.in_flight += 1
+        if draw < worst:
+            capped = micro_to_usd(draw)
+            return Hold(capped, lease=lease, worst_micro=draw, cap_usd=capped)
         return Hold(worst_usd, lease=lease, worst_micro=worst)
+
+    def _new_lease(
+        self, scope: tuple[str, str, str], worst: int, worst_usd: Decimal,
+        floor_usd: Decimal | None,
+    ) -> _Lease:  # fmt: skip
+        """A lease for ``scope``: room for about :data:`LEASE_CALLS` worst cases, as much as
+        fits down to one; failing that, after giving back the idle leases, down to one worst
+        case again, then down to the call's floor. SpendRefused when not even that fits."""
+        run_id, role, model = scope
+        want = micro_to_usd(worst * self.calls_per_lease)
+        try:
+            rid, amount = self.ledger.lease(run_id, role, model, want, worst_usd)
+        except SpendRefused:
+            if not self._give_back_idle():
+                if floor_usd is None or floor_usd >= worst_usd:
+                    raise
+                rid, amount = self.ledger.lease(run_id, role, model, want, floor_usd)
+            else:
+                try:
+                    rid, amount = self.ledger.lease(run_id, role, model, want, worst_usd)
+                except SpendRefused:
+                    if floor_usd is None or floor_usd >= worst_usd:
+                        raise
+                    rid, amount = self.ledger.lease(run_id, role, model, want, floor_usd)
+        lease = self._open[scope] = _Lease(rid, run_id, role, model, usd_to_micro(amount, up=True))
+        return lease
+
+    def _give_back_idle(self) -> bool:
+        """Close and settle every open lease with no call in flight, so what they hold is
+        free again; True when any was given back."""
+        idle = [(scope, lease) for scope, lease in self._open.items() if lease.in_flight == 0]
+        for scope, lease in idle:
+            self._close(scope, lease)
+        if idle:
+            self.ledger.settle_many(self.settlements())
+        return bool(idle)
 
     def attach(self, hold: Hold, call_id: str) -> None:
         """Leases are settled as a whole; calls are not linked one by one."""

@@ -106,6 +106,11 @@ class AnthropicModel(Model):
             params["extra_body"] = {"temperature": settings.temperature}
         return params
 
+    def streams_what_it_bills(self, effort: str | None) -> bool:
+        """With no effort sent there is no thinking, and every output token is text in sight
+        (thinking, even when streamed, may be summarised)."""
+        return effort is None
+
     async def _stream(self, request: Request, effort: str | None) -> AsyncGenerator[Event, None]:
         from anthropic.types import Message
 

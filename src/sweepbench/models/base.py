@@ -195,6 +195,13 @@ class Model(ABC):
         """Anything that can fail before traffic (a missing key, missing weights); raises
         UserError. Called by :meth:`check`."""
 
+    def streams_what_it_bills(self, effort: str | None) -> bool:
+        """Whether every output token this call is billed for streams in sight as it is made
+        (so a stream can be cut at what its hold can pay for, ``engine/cut.py``): False unless
+        an adapter knows it; a model that may reason out of sight never is. ``effort`` is the
+        applied level (None: none sent)."""
+        return False
+
     def max_tokens(self, request: Request) -> int:
         """The output budget to send: the request's or the catalogue default."""
         return request.settings.max_tokens or self.info.default_max_tokens

@@ -539,6 +539,10 @@ def _grammar(schema_json: str) -> Any:
 class LocalModel(Model):
     """A GGUF model run in-process by llama.cpp. See the module docstring for threading."""
 
+    def streams_what_it_bills(self, effort: str | None) -> bool:
+        """Every token it makes streams, its reasoning included."""
+        return True
+
     provider = PROVIDER
 
     def check(self, request: Request) -> str | None:

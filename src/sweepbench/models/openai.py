@@ -139,6 +139,10 @@ class OpenAIClientModel(Model):
 class OpenAIModel(OpenAIClientModel):
     """``openai/<model>`` — the Responses API, streaming, with reasoning effort."""
 
+    def streams_what_it_bills(self, effort: str | None) -> bool:
+        """A reasoning model's reasoning is billed and not streamed (a summary at most)."""
+        return not self.info.effort_capable
+
     def params(self, request: Request, effort: str | None) -> dict[str, Any]:
         """The keyword arguments of ``responses.create``."""
         settings = request.settings
@@ -239,6 +243,11 @@ class ChatCompletionsModel(OpenAIClientModel):
     def effort_params(self, effort: str) -> dict[str, Any]:
         """How this vendor spells effort (OpenAI's ``reasoning_effort`` by default)."""
         return {"reasoning_effort": effort}
+
+    def streams_what_it_bills(self, effort: str | None) -> bool:
+        """A model that cannot be asked to reason streams all it makes (a server's
+        ``reasoning_content`` included); one that can may reason out of sight by default."""
+        return not self.info.effort_capable
 
     def params(self, request: Request, effort: str | None) -> dict[str, Any]:
         """The keyword arguments of ``chat.completions.create``."""

@@ -325,6 +325,10 @@ def _bounded(base: str, option: str, text: str) -> float:
 class ScriptedModel(Model):
     """The deterministic fake model."""
 
+    def streams_what_it_bills(self, effort: str | None) -> bool:
+        """Every token it makes streams, its reasoning included."""
+        return True
+
     provider = "scripted"
 
     def __init__(self, info: ModelInfo) -> None:
