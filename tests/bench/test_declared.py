@@ -584,10 +584,11 @@ def test_numeric_references_the_scorer_cannot_read_are_bad_rows(tmp_path: Path) 
     assert task.problems[0].message == "the reference '1,5' is not a number"
 
 
-def test_choice_references_must_be_exactly_the_letters(tmp_path: Path) -> None:
+@pytest.mark.parametrize("scorer", ["choice", "choice_free"])
+def test_choice_references_must_be_exactly_the_letters(tmp_path: Path, scorer: str) -> None:
     answers = ["B", "Answer: C", "(B)", " b ", "Both", "All of the above", "[D]", "A, B", "E"]
     write_jsonl(tmp_path / "c.jsonl", [{"q": f"q{i}", "a": a} for i, a in enumerate(answers)])
-    task = only_task(declare(tmp_path, [exact_task("c.jsonl", "choice")]))
+    task = only_task(declare(tmp_path, [exact_task("c.jsonl", scorer)]))
     assert [(i.row, i.reference) for i in task.items] == [(1, "B"), (3, "B"), (4, "B"), (7, "D")]
     assert [p.line for p in task.problems] == [2, 5, 6, 8, 9]
     assert (

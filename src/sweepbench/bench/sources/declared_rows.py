@@ -107,7 +107,7 @@ class ItemBuilder:
             raise _RowProblem("empty reference", name)
         if scorer == "numeric":
             return _numeric_reference(value, name)
-        if scorer in ("choice", "choice_multi", "option_set"):
+        if scorer in ("choice", "choice_free", "choice_multi", "option_set"):
             return letter_reference(value, name, scorer, self._choices(metadata))
         return _text_reference(value, name, scorer)
 
@@ -261,7 +261,7 @@ def letter_reference(value: Any, name: str, scorer: str, choices: int) -> str:
     if not letters or not ("".join(letters).isupper() or "".join(letters).islower()):
         raise _RowProblem(f"the reference {text!r} is not an option letter (such as B)", name)
     letters = [letter.upper() for letter in letters]
-    if scorer == "choice" and len(letters) != 1:
+    if scorer in ("choice", "choice_free") and len(letters) != 1:
         raise _RowProblem(f"the reference {text!r} must be one option letter", name)
     last = "G" if scorer == "option_set" else chr(ord("A") + min(choices, 26) - 1)
     wrong = sorted({letter for letter in letters if not "A" <= letter <= last})
