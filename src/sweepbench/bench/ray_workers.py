@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import socket
 import subprocess
 import sys
 import tempfile
 from typing import IO, Any
+from urllib.parse import urlsplit
 
 from sweepbench.bench.ray_driver import INSTALL_HINT
 from sweepbench.errors import UserError
@@ -29,6 +31,11 @@ from sweepbench.errors import UserError
 DRIVER = "from sweepbench.bench.ray_driver import main; main()"
 READY_TIMEOUT_S = 300.0
 """How long connecting to (or starting) a Ray cluster may take."""
+PROBE_TIMEOUT_S = 5.0
+"""How long the cluster's address may take to accept a connection before it is called
+unreachable (Ray itself would retry for minutes)."""
+NAMED_ADDRESSES = ("auto", "local")
+"""Addresses Ray resolves itself (the cluster this machine's ``ray start`` left running)."""
 
 
 class RayWorkers:
@@ -55,6 +62,8 @@ class RayWorkers:
             return
         if importlib.util.find_spec("ray") is None:  # said at once, not by the driver
             raise UserError(f"--executor ray needs Ray: {INSTALL_HINT}")
+        if self.address is not None:
+            check_reachable(self.address)
         self._log = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 (closed)
         self._proc = subprocess.Popen(
             [sys.executable, "-c", DRIVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -122,3 +131,49 @@ class RayWorkers:
             return ""
         self._log.seek(0)
         return " / ".join(self._log.read().strip().splitlines()[-3:])
+
+
+def ray_host_port(address: str) -> tuple[str, int] | None:
+    """The host and port an ``--ray-address`` names (``HOST:PORT``, ``ray://HOST:PORT``,
+    ``[IPv6]:PORT``); None for one Ray resolves itself (``auto``, ``local``). UserError for
+    anything else."""
+    text = address.strip()
+    if text.lower() in NAMED_ADDRESSES:
+        return None
+    parts = urlsplit(text if "://" in text else f"ray://{text}")
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:  # a port that is not a number, or out of range
+        host, port = None, None
+    if not host or port is None:
+        raise UserError(
+            f"--ray-address {address!r} is not HOST:PORT (e.g. 10.0.0.5:6379, "
+            "ray://10.0.0.5:10001 or auto)"
+        )
+    return host, port
+
+
+def check_reachable(address: str, timeout_s: float = PROBE_TIMEOUT_S) -> None:
+    """Refuse at once (UserError) a cluster address nothing answers at — connection refused,
+    no answer within ``timeout_s``, an unknown host — instead of leaving Ray to retry for
+    minutes; nothing is spent or started yet."""
+    target = ray_host_port(address)
+    if target is None:
+        return
+    host, port = target
+    why: str | None = None
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s):
+            return
+    except ConnectionRefusedError:
+        why = "the connection was refused (no Ray cluster listens there)"
+    except TimeoutError:
+        why = f"nothing answered within {timeout_s:g} s"
+    except socket.gaierror as exc:
+        why = f"the host is unknown ({exc.strerror or exc})"
+    except OSError as exc:
+        why = exc.strerror or str(exc) or type(exc).__name__
+    raise UserError(
+        f"cannot connect to the Ray cluster at {address}: {why}. Start one there with "
+        "`ray start --head`, or leave out --ray-address to run a local cluster."
+    )
