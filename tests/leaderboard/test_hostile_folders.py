@@ -204,8 +204,9 @@ def test_an_answer_text_beyond_its_bound_is_refused(
     long = forge(honest, tmp_path / "forged", "long", long_answer)
     _, lines = pull(monkeypatch, capsys, long)
     assert lines == [
-        f"{long}: skipped, not a valid run bundle (answers.0.answer: String should have at "
-        f"most {MAX_ANSWER_CHARS} characters)"
+        f"{long}: skipped, not a valid run bundle (answers.0.answer: a text of "
+        f"{MAX_ANSWER_CHARS + 1:,} characters, more than the {MAX_ANSWER_CHARS:,} a bundle's "
+        "text may hold)"
     ]
 
 
@@ -504,3 +505,20 @@ def test_a_chart_is_written_whole(
     assert code == 0, err
     assert "<html>" in path.read_text("utf-8") and flat(f"Chart written to {path}") in flat(out)
     assert [p.name for p in charts.iterdir()] == ["chart.html"]  # no temporary file left
+
+
+def test_a_complete_answered_run_is_pulled_and_placed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    run_id = store_answered_golden_run(as_elbench=True, complete=True)
+    code, _, err = publish(monkeypatch, capsys, run_id, str(tmp_path / "shared"))
+    assert code == 0, err
+    monkeypatch.setenv("SWEEPBENCH_HOME", str(tmp_path / "viewer"))
+    out, lines = pull(monkeypatch, capsys, tmp_path / "shared")
+    assert f"Pulled {run_id}" in out and lines == []
+    code, out, err = run_cli(monkeypatch, capsys, "leaderboard", "--board", "openai/gpt-5-mini",
+                             "--json")  # fmt: skip
+    assert code == 0, err
+    board = json.loads(out)
+    assert board["incomplete_runs"] == []
+    assert [p["row"]["run_id"] for p in board["placed"]] == [run_id]

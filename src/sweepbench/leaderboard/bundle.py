@@ -39,10 +39,11 @@ VERSION: Final = 1
 SUFFIX: Final = ".sweepbench.json"
 PULLED: Final = "pulled"
 """The ``source`` a pulled run's stored settings carry."""
-MAX_BYTES: Final = 128 * 1024 * 1024
+MAX_BYTES: Final = 64 * 1024 * 1024
 """A bundle file larger than this is refused unread (and no more than this is ever read)."""
 MAX_ANSWER_CHARS: Final = 1024 * 1024
-"""The longest answer text a bundle may hold (far beyond any model's longest output)."""
+"""The longest text a bundle may hold (an answer text included: far beyond any model's
+longest output); a longer one is refused before the bundle is validated."""
 MAX_RUNS: Final = 100_000
 """The most stored runs a pull compares a bundle's content with."""
 
@@ -142,6 +143,14 @@ _KEY_SHAPES: Final = re.compile(
 )
 
 
+_KEY_STARTS: Final = (
+    "sk-", "hf_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "AKIA", "AIza",
+    "xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "Bearer",
+)  # fmt: skip
+"""How every shape of :data:`_KEY_SHAPES` begins: text holding none of them is not scanned
+(a plain substring search is many times faster than the pattern over a large bundle)."""
+
+
 def key_shaped(text: str, secrets: list[str] | None = None) -> bool:
     """True when ``text`` holds a key: one this process knows (:func:`secret_values`) or one
     shaped like a provider's key (``sk-…``, ``hf_…``, ``ghp_…``, ``AKIA…``, ``Bearer …``);
@@ -151,6 +160,8 @@ def key_shaped(text: str, secrets: list[str] | None = None) -> bool:
     known = secret_values() if secrets is None else secrets
     if any(s in text for s in known):
         return True
+    if not any(start in text for start in _KEY_STARTS):
+        return False
     return any(not is_placeholder_key(m.group(0)) for m in _KEY_SHAPES.finditer(text))
 
 
@@ -472,6 +483,28 @@ def _first_error(exc: ValidationError) -> str:
     return f"{where}: {text}" if where else text
 
 
+def _long_text(data: Any) -> str | None:
+    """Where the parsed JSON ``data`` holds a text (a value or a key) longer than
+    :data:`MAX_ANSWER_CHARS`, and how long, as ``answers.0.answer: …``; None when none is."""
+    pending: list[tuple[str, Any]] = [("", data)]
+    while pending:
+        where, value = pending.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                place = f"{where}.{key}" if where else str(key)
+                if len(key) > MAX_ANSWER_CHARS:
+                    return f"{where or 'the bundle'}: a key of {len(key):,} characters"
+                pending.append((place, item))
+        elif isinstance(value, list):
+            pending.extend((f"{where}.{i}", item) for i, item in enumerate(value))
+        elif isinstance(value, str) and len(value) > MAX_ANSWER_CHARS:
+            return (
+                f"{where}: a text of {len(value):,} characters, more than the "
+                f"{MAX_ANSWER_CHARS:,} a bundle's text may hold"
+            )
+    return None
+
+
 def parse_bundle(name: str, content: bytes) -> RunBundle | str:
     """A bundle from its file's bytes, or one sentence naming the file saying why not (never
     echoing a key it holds). JSON nested deeper than :data:`~sweepbench.nesting.MAX_DEPTH`
@@ -490,13 +523,15 @@ def parse_bundle(name: str, content: bytes) -> RunBundle | str:
         return f"{name}: skipped, not JSON ({str(exc).split(':')[0]})"
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         return f"{name}: skipped, not a sweepbench run bundle (no format {FORMAT!r})"
-    version = data.get("version")
-    del data  # the bundle is read from the text; the parsed copy is not kept meanwhile
-    if version != VERSION:
+    if data.get("version") != VERSION:
         return (
-            f"{name}: skipped, bundle version {version!r} is not one this "
+            f"{name}: skipped, bundle version {data.get('version')!r} is not one this "
             f"sweepbench reads ({VERSION}); a newer sweepbench may have written it"
         )
+    too_long = _long_text(data)
+    del data  # the bundle is read from the text; the parsed copy is not kept meanwhile
+    if too_long is not None:
+        return f"{name}: skipped, not a valid run bundle ({too_long})"
     try:
         return RunBundle.model_validate_json(text)
     except ValidationError as exc:
