@@ -326,13 +326,14 @@ def publish_note() -> tuple[bool, str]:
 
 def publish_line(hosted: HostedRun | None) -> str:
     """What became of publishing the run (spec §8.3, §12)."""
-    if hosted is None:  # started before this server did, or by another process
+    if hosted is None:  # started by another process, before this server did, or long ago
         place, _problem = configured_place()
         if place is None:
             return "Not saved to the shared leaderboard: " + NO_SHARED_PLACE
         return (
-            "This run was not started here since the server started, so this page does not "
-            "know whether it was added to the shared leaderboard."
+            "This server does not hold what became of this run (it was started elsewhere, "
+            "before the server started, or many runs ago), so this page does not know whether "
+            "it was added to the shared leaderboard."
         )
     if hosted.publish_to is None:
         place, _problem = configured_place()

@@ -13,6 +13,9 @@ leaderboard") publishes its scrubbed bundle there when it ends, still inside tha
 the key is on the scrubber's list and the bundle code refuses anything key-shaped. A publish
 that fails is said (scrubbed) and never touches the run.
 
+The host remembers the last :data:`KEEP_ENDED` ended runs (how publishing went, an error);
+an older one is read from the store as a run started by another process is.
+
 At most ``SWEEPBENCH_MAX_HOSTED_RUNS`` runs (default 1) go on at once on one host; a later
 start waits in a queue, in order, and the page says how many runs are ahead of it. A queued
 run is only memory: its runner is built (so its id is known and a refusal is said at once)
@@ -44,6 +47,9 @@ from sweepbench.settings import run_keys, scrub
 from sweepbench.store import Store
 from sweepbench.web.context import WebContext
 
+KEEP_ENDED = 64
+"""Ended runs this host remembers (what became of publishing them, their error), newest kept;
+older ones are read from the store like runs started by another process."""
 START_WAIT_S = 15.0
 """How long a start waits for its run to be recorded (its id known) before answering."""
 MAX_HOSTED_ENV = "SWEEPBENCH_MAX_HOSTED_RUNS"
@@ -167,6 +173,7 @@ class BenchRunHost:
                 with self._lock:
                     self._runs.pop(hosted.run_id, None)  # a continued run: newest last
                     self._runs[hosted.run_id] = hosted
+                    self._forget_ended()
                     if self._running < self.max_runs and not self._waiting:
                         self._running += 1
                     else:
@@ -202,6 +209,13 @@ class BenchRunHost:
             raise UserError(box["error"])
         hosted: HostedRun = box["hosted"]
         return hosted
+
+    def _forget_ended(self) -> None:
+        """Keep at most :data:`KEEP_ENDED` ended runs (the oldest go; the store has them), so
+        a long-lived server does not hold every run it ever hosted. Called with the lock."""
+        ended = [run_id for run_id, r in self._runs.items() if r.done.is_set()]
+        for run_id in ended[: max(len(ended) - KEEP_ENDED, 0)]:
+            del self._runs[run_id]
 
     def _release(self, hosted: HostedRun) -> None:
         """Give up ``hosted``'s place (on the host's loop) and start the next queued runs."""

@@ -3,8 +3,9 @@ loop (:attr:`WebContext.supervisor`), so a sweep goes on when the tab that start
 
 One registry per app (keyed by its supervisor, nothing global across apps): the Benchmark
 sweep page finds a running sweep's live counters here, and a stored sweep (finished, or run by
-another process) in the store. Stop on a sweep run by another process records a stop request
-for each of its settings' runs in the store (as ``sweepbench bench sweeps stop`` does)."""
+another process) in the store; only the last :data:`KEEP_ENDED` ended sweeps stay here. Stop
+on a sweep run by another process records a stop request for each of its settings' runs in the
+store (as ``sweepbench bench sweeps stop`` does)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ from sweepbench.engine.supervisor import Supervisor
 from sweepbench.errors import UserError
 from sweepbench.store import Store
 from sweepbench.web.context import WebContext
+
+KEEP_ENDED = 8
+"""Ended sweeps a registry keeps (each holds its runner: its plan, benchmark and outcomes);
+older ones are read from the store, as a sweep run by another process is."""
 
 
 @dataclass
@@ -69,8 +74,17 @@ class LiveSweeps:
             if current is not None and not current.done:
                 raise UserError(f"sweep {runner.sweep_id} is running already")
             live = LiveSweep(runner, self.supervisor.submit(runner.run()))
+            self._live.pop(runner.sweep_id, None)  # newest last
             self._live[runner.sweep_id] = live
+            self._forget_ended()
             return live
+
+    def _forget_ended(self) -> None:
+        """Keep at most :data:`KEEP_ENDED` ended sweeps (the oldest go; the store has them).
+        Called with the lock."""
+        ended = [sweep_id for sweep_id, live in self._live.items() if live.done]
+        for sweep_id in ended[: max(len(ended) - KEEP_ENDED, 0)]:
+            del self._live[sweep_id]
 
     def get(self, sweep_id: str | None) -> LiveSweep | None:
         """The sweep hosted here under ``sweep_id`` (None: not started in this process)."""
