@@ -209,13 +209,14 @@ def generate(
     Ctrl-C stops generation and still prints what was produced."""
     import asyncio
 
+    from sweepbench.cli.generate import scrubbed_printer
     from sweepbench.cli.validate import check_prompt, read_budget
     from sweepbench.engine import Call, CallSpec, Executor, RetryPolicy
     from sweepbench.engine.executor import INTERACTIVE_TIMEOUT_S
     from sweepbench.engine.signals import stop_on_signals
     from sweepbench.models import Request, TextDelta
     from sweepbench.money.prices import format_usd
-    from sweepbench.settings import scrub
+    from sweepbench.settings import scrub, secret_values
     from sweepbench.store import Store
 
     check_prompt(prompt)
@@ -242,16 +243,22 @@ def generate(
         executor.model(model)  # an unknown model fails here, before anything else
         call = Call(executor, CallSpec(request, "generate"))
 
+        def write(text: str) -> None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+
+        printer = scrubbed_printer(write, secret_values())  # no key reaches the terminal
+
         def show(event: object) -> None:
             if not as_json and isinstance(event, TextDelta):
-                sys.stdout.write(event.text)
-                sys.stdout.flush()
+                printer.print(event.text)
 
         async def main() -> None:
             try:
                 with stop_on_signals(call.cancel):  # Ctrl-C or SIGTERM
                     await call.run(show)
             finally:
+                printer.close()  # what was held back in case a key was split across deltas
                 await executor.aclose()
 
         asyncio.run(main())
