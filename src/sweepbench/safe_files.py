@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Final
 
-__all__ = ["FileRefused", "file_kind", "read_regular_file", "write_file_atomically"]
+__all__ = ["FileRefused", "file_kind", "printable", "read_regular_file", "write_file_atomically"]
 
 _READ_FLAGS: Final = (
     os.O_RDONLY
@@ -65,6 +65,13 @@ def file_kind(mode: int) -> str:
         if test(mode):
             return words
     return "not a regular file"
+
+
+def printable(name: str) -> str:
+    """A name as it may be shown on a terminal or a page: control characters (an escape
+    sequence in a file name someone else chose, a newline) written as ``\\x1b``-style
+    escapes; everything else as it is."""
+    return "".join(ch if ch.isprintable() or ch == " " else ascii(ch)[1:-1] for ch in name)
 
 
 # ---------------------------------------------------------------- reading
@@ -113,7 +120,8 @@ def _followed(path: Path, within: Path | None) -> Path:
         folder = Path(os.path.realpath(within))
         if not target.is_relative_to(folder) or target == folder:
             raise FileRefused(
-                f"a symbolic link to {target}, outside the folder (only files in it are read)"
+                f"a symbolic link to {printable(str(target))}, outside the folder (only files "
+                "in it are read)"
             )
     return target
 

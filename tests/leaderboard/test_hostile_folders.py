@@ -171,6 +171,20 @@ def test_a_fifo_or_a_device_named_as_the_source_is_refused_unread(
     assert lines == ["/dev/zero: skipped, a character device, not a regular file"]
 
 
+def test_a_file_name_cannot_write_to_the_terminal(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / f"\x1b]0;owned\x07\x1b[2Jnew\nline{SUFFIX}").write_text("{not json", "utf-8")
+    out, lines = pull(monkeypatch, capsys, shared)
+    assert "0 pulled, 0 already present, 1 skipped." in out
+    assert lines == [
+        f"{shared}/\\x1b]0;owned\\x07\\x1b[2Jnew\\nline{SUFFIX}: skipped, not JSON (Expecting "
+        "property name enclosed in double quotes)"
+    ]
+
+
 def test_a_file_beyond_the_size_bound_is_refused_unread(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -31,7 +31,7 @@ from sweepbench.bench.storage import AnswerRow, BenchStore, RunRow
 from sweepbench.errors import UserError
 from sweepbench.leaderboard.bundle_checks import content_fingerprint, trust_problem
 from sweepbench.nesting import TooDeep, bounded_json_loads
-from sweepbench.safe_files import FileRefused, read_regular_file, write_file_atomically
+from sweepbench.safe_files import FileRefused, printable, read_regular_file, write_file_atomically
 from sweepbench.settings import REDACTED, scrub, secret_values
 
 FORMAT: Final = "sweepbench-run-bundle"
@@ -431,7 +431,7 @@ def _sources(source: str) -> Iterator[tuple[str, bytes | str]]:
     except OSError as exc:
         raise UserError(f"{source} cannot be listed ({exc})") from None
     for p in paths:
-        shown = f"{protocol}://{str(p).lstrip('/')}"
+        shown = printable(f"{protocol}://{str(p).lstrip('/')}")
         yield shown, _remote_bytes(fs, str(p), shown)
 
 
@@ -446,10 +446,11 @@ def _folder_sources(path: Path) -> Iterator[tuple[str, bytes | str]]:
     else:
         raise UserError(f"{path}: no such file or folder")
     for file in files:
+        shown = printable(str(file))
         try:
-            yield str(file), read_regular_file(file, max_bytes=MAX_BYTES, within=folder)
+            yield shown, read_regular_file(file, max_bytes=MAX_BYTES, within=folder)
         except FileRefused as exc:
-            yield str(file), f"{file}: skipped, {exc.reason}"
+            yield shown, f"{shown}: skipped, {exc.reason}"
 
 
 def _remote_bytes(fs: Any, path: str, shown: str) -> bytes | str:
@@ -463,7 +464,8 @@ def _remote_bytes(fs: Any, path: str, shown: str) -> bytes | str:
         size = int(info.get("size") or 0)
         if size > MAX_BYTES:
             return f"{shown}: skipped, {size:,} bytes, more than the {MAX_BYTES:,} bytes allowed"
-        data = bytes(fs.cat_file(path, start=0, end=MAX_BYTES + 1))
+        with fs.open(path, "rb") as handle:  # a size it did not say is bounded by the read
+            data = bytes(handle.read(MAX_BYTES + 1))
     except OSError as exc:
         return f"{shown}: skipped, it cannot be read ({exc})"
     if len(data) > MAX_BYTES:
