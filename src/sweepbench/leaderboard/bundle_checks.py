@@ -55,6 +55,7 @@ def trust_problem(bundle: RunBundle, *, now: datetime) -> str | None:
         _status_problem(record)
         or _time_problem(bundle, now)
         or _catalogue_problem(record, bundle.catalogue, tasks)
+        or _settings_problem(record)
         or _answer_problem(bundle.answers, tasks)
         or _counts_problem(record, bundle.answers)
         or _coverage_problem(record, bundle.answers)
@@ -120,9 +121,6 @@ def _catalogue_problem(
     twice = sorted(t for t, n in listed.items() if n > 1)
     if twice:
         return f"catalogue: task {twice[0]!r} is listed twice"
-    selected = record.settings.config.get("tasks", [])
-    if not isinstance(selected, list) or not all(isinstance(t, str) for t in selected):
-        return "record.settings.config.tasks is not a list of task ids"
     for task_id, coverage in record.coverage.tasks.items():
         task = tasks.get(task_id)
         if task is None:
@@ -132,6 +130,15 @@ def _catalogue_problem(
                 f"record.coverage.tasks.{task_id}.area is {coverage.area!r}; the catalogue "
                 f"puts the task in {task.area!r}"
             )
+    return None
+
+
+def _settings_problem(record: RunRecord) -> str | None:
+    """Settings the scores cannot be recomputed with: selected tasks that are not task ids, a
+    scope other than the selection's, more bootstrap resamples than a run makes."""
+    selected = record.settings.config.get("tasks", [])
+    if not isinstance(selected, list) or not all(isinstance(t, str) for t in selected):
+        return "record.settings.config.tasks is not a list of task ids"
     scope = record.settings.config.get("scope", "core")
     if scope != record.selection.scope:
         return (
