@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from sweepbench.bench.record import dump_record, load_record
 from sweepbench.bench.storage import BenchStore
 from sweepbench.leaderboard.bundle import SUFFIX, RunBundle, build_bundle, write_bundle
 from sweepbench.settings import SHARED_ENV
 from sweepbench.store import Store
 from sweepbench.web.bench_page import OPTED_OUT, PUBLISH_LABEL
+from tests.leaderboard.helpers import store_answered_golden_run
 from tests.web.browser import RecordedPage, serve
-from tests.web.test_leaderboard_page import RUN_JUDGE, TRACES, store_complete_run
+from tests.web.test_leaderboard_page import RUN_JUDGE, TRACES
 
 MODEL = "scripted/guess"
 OTHER = "scripted/echo?text=ANSWER: A"
@@ -109,15 +109,10 @@ def test_refresh_pulls_the_shared_place_and_the_run_appears(
 ) -> None:
     shared = tmp_path / "shared"
     monkeypatch.setenv("SWEEPBENCH_HOME", str(tmp_path / "publisher"))  # someone else's runs
-    run_id = store_complete_run()
-    with Store.open() as store:  # as an ELBench run (a bundle carries its record's benchmark)
-        bench = BenchStore(store)
-        row = bench.run(run_id)
-        assert row is not None and row.record is not None
-        record = load_record(row.record)
-        elbench = record.benchmark.model_copy(update={"id": "elbench"})
-        bench.set_record(run_id, dump_record(record.model_copy(update={"benchmark": elbench})))
-        write_bundle(build_bundle(bench, run_id), str(shared))
+    # a complete ELBench run with the answers behind its record (a pull recomputes its scores)
+    run_id = store_answered_golden_run(as_elbench=True, complete=True)
+    with Store.open() as store:
+        write_bundle(build_bundle(BenchStore(store), run_id), str(shared))
     (shared / f"broken{SUFFIX}").write_text("{not json", "utf-8")
     monkeypatch.setenv("SWEEPBENCH_HOME", str(tmp_path / "viewer"))
     monkeypatch.setenv(SHARED_ENV, str(shared))
@@ -154,7 +149,7 @@ def test_a_publish_that_fails_is_said_and_the_run_is_kept(
     with _app() as url:
         said = _run(page, url, MODEL, publish=True, key="sk-test-" + uuid.uuid4().hex)
         assert said.startswith(f"Not saved to the shared leaderboard at {blocker / 'shared'}: ")
-        assert "cannot be written" in said and "The run itself is kept here" in said
+        assert "cannot be made (Not a directory)" in said and "The run itself is kept here" in said
         assert "Finished" in page.inner_text("#bp-outcome")
         _clean(page)
     with Store.open() as store:
