@@ -5,11 +5,11 @@ money, or is ready. Surfaces only fill a ``BenchRequest`` and render the answers
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, field_validator
 
@@ -27,8 +27,14 @@ from sweepbench.money.ceilings import parse_usd_amount
 from sweepbench.roles import BENCH_ROLES, Role, label, parse_role
 from sweepbench.store import Store
 
+if TYPE_CHECKING:
+    from sweepbench.money.ledger import Ledger
+
 MAX_CONCURRENCY = 100
 UNPRICED_REFUSAL = "no listed price; add --accept-unpriced to run anyway"
+RUN_NEEDS = "the run's lowest estimate"
+"""What a benchmark run needs the host's ceilings to hold before it starts (it pauses when one
+is reached and continues after)."""
 
 
 # -- money from text ---------------------------------------------------------------------------
@@ -316,7 +322,44 @@ def prepare(
         pending = [i.task for i in plan.items]
         calibration = plan_calibration(store, plan.tasks, pending, plan.config.models)
         prepared = replace(prepared, dialogue_calibration=calibration)
+        # a joining worker's run has started already: the ceilings pause it, as any run
+        short = [] if join else host_ceiling_problems(store, plan.low, needed=RUN_NEEDS)
+        if short:  # refused by the start rule, before anything is recorded
+            plan = replace(plan, limit_problems=(*plan.limit_problems, *short))
+            prepared = replace(prepared, plan=plan)
     return prepared
+
+
+def host_ceiling_problems(
+    store: Store, needed_usd: Decimal | None, *, needed: str, ledger: Ledger | None = None
+) -> list[str]:
+    """The host's daily and lifetime ceilings (``SWEEPBENCH_DAILY_USD``, ``SWEEPBENCH_TOTAL_USD``)
+    against what a run needs to start (``needed`` names it: a benchmark run's or sweep's lowest
+    estimate — it pauses at a ceiling and continues after; a single-prompt sweep's worst case —
+    it is admitted as a whole). One sentence per ceiling too low, for every surface's start
+    rule; none for a $0 or unpriced run."""
+    from sweepbench.money.ceilings import DAILY_USD_ENV, TOTAL_USD_ENV
+    from sweepbench.money.ledger import Ledger
+
+    if needed_usd is None or needed_usd <= 0:
+        return []
+    summary = (ledger or Ledger(store)).summary()
+    problems: list[str] = []
+    if needed_usd > summary.remaining_today:
+        problems.append(
+            f"{needed[:1].upper()}{needed[1:]} ({format_money(needed_usd)}) is more than today's "
+            f"ceiling leaves ({format_money(summary.remaining_today)} of "
+            f"{format_money(summary.ceilings.daily_usd)}, {DAILY_USD_ENV}); narrow it, raise "
+            "the ceiling or try again after midnight UTC"
+        )
+    left, cap = summary.remaining_total, summary.ceilings.total_usd
+    if left is not None and cap is not None and needed_usd > left:
+        problems.append(
+            f"{needed[:1].upper()}{needed[1:]} ({format_money(needed_usd)}) is more than the "
+            f"lifetime ceiling leaves ({format_money(left)} of {format_money(cap)}, "
+            f"{TOTAL_USD_ENV}); narrow it or raise the ceiling"
+        )
+    return problems
 
 
 @dataclass(frozen=True)
@@ -349,19 +392,40 @@ class StartDecision:
 
 
 def start_check(prepared: PreparedRun, request: BenchRequest) -> StartDecision:
-    """The start rule every surface uses: refused when the plan has problems (errors, a limit
-    below its role's low estimate) or a model has no price and that is not accepted; ready
-    when nothing is left to run; otherwise a run that may spend money (a high estimate above
-    $0, or an unknown one) needs ``confirmed``."""
+    """The start rule of a benchmark run (:func:`start_decision` over its plan): refused when
+    the plan has problems (errors, a limit or a host ceiling below its low estimate) or a model
+    has no price and that is not accepted; ready when nothing is left to run; otherwise a run
+    that may spend money (a high estimate above $0, or an unknown one) needs ``confirmed``."""
     plan = prepared.plan
     reasons = [*plan.errors, *plan.blocked, *plan.limit_problems]
     if plan.needs_price_ack and not request.accept_unpriced:
         reasons.append(UNPRICED_REFUSAL)
+    return start_decision(
+        reasons,
+        nothing_left=not plan.items,
+        spends=plan.needs_price_ack or bool(plan.high),
+        spend_up_to=plan.high,
+        confirmed=request.confirmed,
+    )
+
+
+def start_decision(
+    reasons: Sequence[str],
+    *,
+    nothing_left: bool,
+    spends: bool,
+    spend_up_to: Decimal | None,
+    confirmed: bool,
+) -> StartDecision:
+    """The one start rule of ``bench run``, ``bench sweep`` and ``sweep`` (and the web pages
+    that start them), given each one's facts: refused with every reason there is (its plan's
+    problems, and a host ceiling that cannot hold what it needs to start:
+    :func:`host_ceiling_problems`); ready when nothing is left to run; a run that may spend
+    money needs ``confirmed`` (the most it may spend: ``spend_up_to``); otherwise ready."""
     if reasons:
         return StartDecision("refused", reasons=tuple(reasons))
-    if not plan.items:
+    if nothing_left:
         return StartDecision("ready", nothing_left=True)
-    spends = plan.needs_price_ack or bool(plan.high)
-    if spends and not request.confirmed:
-        return StartDecision("confirm", spend_up_to=plan.high)
+    if spends and not confirmed:
+        return StartDecision("confirm", spend_up_to=spend_up_to)
     return StartDecision("ready")

@@ -31,14 +31,15 @@ from sweepbench.bench.request import (
     UNPRICED_REFUSAL,
     BenchRequest,
     StartDecision,
+    host_ceiling_problems,
     load,
     prepare,
+    start_decision,
 )
 from sweepbench.bench.results import format_money
 from sweepbench.bench.resume import PreparedRun
 from sweepbench.bench.sweep_store import SweepRow, SweepStore
 from sweepbench.errors import UserError
-from sweepbench.money.ceilings import DAILY_USD_ENV, TOTAL_USD_ENV
 from sweepbench.money.ledger import Ledger
 from sweepbench.roles import BENCH_ROLES, label
 from sweepbench.store import Store
@@ -357,45 +358,29 @@ def _limit_problems(
                 f"The sweep's limit for the {label(total.role)} ({format_money(cap)}) is below "
                 f"its lowest estimate ({format_money(total.low)}, every setting together)"
             )
+    if store is not None:  # the start rule's ceilings, as for one run: its lowest estimate
+        needed = "the sweep's lowest estimate"
+        problems.extend(host_ceiling_problems(store, low, needed=needed, ledger=ledger))
     if not problems:  # a setting's own share: only when the whole fits (the shares follow it)
         for setting in settings:
             problems.extend(f"{setting.label}: {p}" for p in setting.prepared.plan.limit_problems)
-    if store is not None and low is not None and low > 0:
-        summary = (ledger or Ledger(store)).summary()
-        if low > summary.remaining_today:
-            problems.append(
-                f"The sweep's lowest estimate ({format_money(low)}) is more than today's "
-                f"ceiling leaves ({format_money(summary.remaining_today)} of "
-                f"{format_money(summary.ceilings.daily_usd)}, {DAILY_USD_ENV}); narrow the "
-                "sweep or raise the ceiling"
-            )
-        remaining_total = summary.remaining_total
-        if remaining_total is not None and low > remaining_total:
-            cap_total = summary.ceilings.total_usd
-            assert cap_total is not None
-            problems.append(
-                f"The sweep's lowest estimate ({format_money(low)}) is more than the lifetime "
-                f"ceiling leaves ({format_money(remaining_total)} of {format_money(cap_total)}, "
-                f"{TOTAL_USD_ENV}); narrow the sweep or raise the ceiling"
-            )
     return problems
 
 
 def sweep_start_check(plan: BenchSweepPlan, request: BenchRequest) -> StartDecision:
-    """The benchmark start rule for the whole sweep: refused when anything stops it (the
-    axis, a setting's plan, a limit or ceiling below the lowest estimate, an unpriced model
-    not accepted); ready when every setting has nothing left; otherwise a sweep that may
-    spend money needs ``confirmed``."""
+    """The benchmark start rule (:func:`~sweepbench.bench.request.start_decision`) for the
+    whole sweep: refused when anything stops it (the axis, a setting's plan, a limit or host
+    ceiling below the lowest estimate, an unpriced model not accepted); ready when every
+    setting has nothing left; otherwise a sweep that may spend money needs ``confirmed``."""
     reasons = [*plan.errors, *plan.blocked, *plan.limit_problems]
     if not plan.settings and not reasons:
         reasons.append("no setting to run")
     if plan.needs_price_ack and not request.accept_unpriced:
         reasons.append(UNPRICED_REFUSAL)
-    if reasons:
-        return StartDecision("refused", reasons=tuple(reasons))
-    if plan.pending == 0:
-        return StartDecision("ready", nothing_left=True)
-    spends = plan.needs_price_ack or bool(plan.high)
-    if spends and not request.confirmed:
-        return StartDecision("confirm", spend_up_to=plan.high)
-    return StartDecision("ready")
+    return start_decision(
+        reasons,
+        nothing_left=plan.pending == 0,
+        spends=plan.needs_price_ack or bool(plan.high),
+        spend_up_to=plan.high,
+        confirmed=request.confirmed,
+    )

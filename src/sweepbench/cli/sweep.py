@@ -8,7 +8,7 @@ import sys
 import time
 from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
@@ -38,6 +38,9 @@ from sweepbench.sweeps.plan import Plan, build_plan
 from sweepbench.sweeps.pricing import SweepEstimate, estimate_plan
 from sweepbench.sweeps.results import Sample
 from sweepbench.sweeps.run import Sweep, SweepResult
+
+if TYPE_CHECKING:
+    from sweepbench.bench.request import StartDecision
 
 err = Console(stderr=True)
 CAUTION = (
@@ -270,8 +273,8 @@ def register(app: typer.Typer) -> None:
                     typer.echo(json.dumps(_estimate_json(plan, estimate), indent=2))
                 return
             sweep = Sweep(plan, store=store, ledger=ledger, judge_limit_usd=judge_limit)
-            spends = bool(estimate.ceiling) and not estimate.free
-            if spends and not yes:  # the price first, to decide on; admitted once confirmed
+            decision = _start_decision(estimate, confirmed=yes)
+            if decision.needs_confirmation:  # the price first, to decide on; admitted after
                 _print_plan(plan, estimate, allowance, quiet=as_json)
                 if not sys.stdin.isatty():
                     raise _refuse("this sweep spends money; confirm with --yes")
@@ -524,6 +527,22 @@ def _result_json(result: SweepResult) -> dict[str, Any]:
         "judge_cost_usd": document["totals"]["judge_cost_usd"],
         "comparison": document["comparison"],
     }
+
+
+def _start_decision(estimate: SweepEstimate, *, confirmed: bool) -> StartDecision:
+    """The start rule every run shares (:func:`~sweepbench.bench.request.start_decision`), for
+    a sweep whose plan is runnable (its refusals were said already): one that may spend asks
+    first. The host's ceilings are its admission's (:meth:`Sweep.admit`): a sweep is admitted
+    as a whole at its worst case, all or nothing, before anything is stored."""
+    from sweepbench.bench.request import start_decision
+
+    return start_decision(
+        [],
+        nothing_left=False,
+        spends=bool(estimate.ceiling) and not estimate.free,
+        spend_up_to=estimate.ceiling,
+        confirmed=confirmed,
+    )
 
 
 def _admit(sweep: Sweep) -> None:
