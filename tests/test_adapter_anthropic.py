@@ -168,11 +168,11 @@ def test_cli_generate_records_the_call_and_never_the_key(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    srv.reply("Blue light scatters more.", input_tokens=1000, output_tokens=200)
+    srv.reply("Blue light scatters more.", input_tokens=40, output_tokens=392)
     assert cli(monkeypatch, "generate", MODEL, "Why is the sky blue?", "--json") == 0
     data = json.loads(capsys.readouterr().out)
     assert data["text"] == "Blue light scatters more."
-    assert data["cost_usd"] == "0.01"  # 1000 × $5 + 200 × $25 per million
+    assert data["cost_usd"] == "0.01"  # 40 × $5 + 392 × $25 per million
     files = [p for p in isolated_home.rglob("*") if p.is_file()]
     assert files, "the store should exist"
     for path in files:

@@ -27,6 +27,7 @@ from sweepbench.models.base import (
 from sweepbench.models.catalog import ModelInfo
 from sweepbench.models.http_errors import (
     classify,
+    connection_failure,
     decode_error,
     malformed,
     no_events,
@@ -204,9 +205,7 @@ class AnthropicModel(Model):
                 retry_after=retry_after(headers),
             )
         if isinstance(exc, anthropic.APIConnectionError):
-            return ProviderError(
-                f"connection failed: {exc}", kind=ErrorKind.RETRYABLE, provider=self.provider
-            )
+            return connection_failure(exc, self.provider)
         # The SDK's own decoding of SSE data (json.loads, utf-8) is not wrapped in its errors.
         return decode_error(exc, self.provider) or transport_error(exc, self.provider)
 

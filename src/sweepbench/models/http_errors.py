@@ -102,15 +102,41 @@ def classify(status: int | None, message: str, code: str | None = None) -> Error
     return ErrorKind.BAD_REQUEST
 
 
+def connection_failure(exc: BaseException, provider: str) -> ProviderError:
+    """A refused, reset or dropped connection as a retryable ProviderError whose message says
+    why: the first cause with words in it, else the failure's kind (a reset connection often
+    carries no text at all: "connection failed: " said nothing)."""
+    return ProviderError(
+        f"connection failed: {connection_reason(exc)}", kind=ErrorKind.RETRYABLE, provider=provider
+    )
+
+
+def connection_reason(exc: BaseException) -> str:
+    """What went wrong with a connection, in words, whatever the SDK wrapped it in."""
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in seen and len(seen) < 8:
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    for failure in reversed(seen):  # the innermost cause is the most exact
+        text = str(failure).strip()
+        if text and text != "Connection error.":
+            return text
+    kinds = [type(f).__name__ for f in seen]
+    if any(isinstance(f, ConnectionResetError) for f in seen) or any(
+        k in ("ReadError", "RemoteProtocolError", "WriteError") for k in kinds
+    ):
+        return f"the server closed or reset the connection ({kinds[-1]}, no reason given)"
+    return f"{kinds[-1]}, no reason given"
+
+
 def transport_error(exc: Exception, provider: str) -> ProviderError | None:
     """A dropped or failed connection, or an undecodable body (raised by the HTTP layer under
     every SDK), as a retryable ProviderError; None for anything else."""
     import httpx2
 
     if isinstance(exc, httpx2.TransportError):
-        return ProviderError(
-            f"connection failed: {exc}", kind=ErrorKind.RETRYABLE, provider=provider
-        )
+        return connection_failure(exc, provider)
     if isinstance(exc, httpx2.DecodingError):  # a body that its content-encoding does not fit
         return malformed(f"the body could not be decoded ({exc})", provider)
     return None

@@ -28,6 +28,7 @@ from sweepbench.models.base import (
 from sweepbench.models.catalog import ModelInfo
 from sweepbench.models.http_errors import (
     classify,
+    connection_failure,
     decode_error,
     malformed,
     no_events,
@@ -108,12 +109,8 @@ class OpenAIClientModel(Model):
             return ProviderError(
                 "the request timed out", kind=ErrorKind.RETRYABLE, provider=self.provider
             )
-        if isinstance(exc, openai.APIConnectionError):  # refused, or dropped mid-stream
-            return ProviderError(
-                f"connection failed: {exc.__cause__ or exc.message}",
-                kind=ErrorKind.RETRYABLE,
-                provider=self.provider,
-            )
+        if isinstance(exc, openai.APIConnectionError):  # refused, reset or dropped mid-stream
+            return connection_failure(exc, self.provider)
         if isinstance(exc, openai.APIResponseValidationError):
             return malformed("a chunk does not match the API's schema", self.provider)
         if isinstance(exc, openai.APIError):  # `data: {"error": …}` inside a stream
