@@ -46,6 +46,7 @@ from sweepbench.money.prices import MILLION, Price, call_cost, price_for
 from sweepbench.roles import Role
 from sweepbench.settings import scrub, secret_values
 from sweepbench.store import Store
+from sweepbench.stream_scrub import StreamScrubber
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +104,39 @@ class CallOutcome:
     def call_id(self) -> str | None:
         """The last attempt's ``calls`` row."""
         return self.call_ids[-1] if self.call_ids else None
+
+
+class _DeltaScrubber:
+    """One call's deltas as they may be recorded and shown: each key the process knows
+    replaced, a key split across deltas too (``stream_scrub.StreamScrubber``, one for the
+    answer and one for the reasoning). A delta may come out shorter (or empty) while a tail is
+    held back; what is held comes out just before the stream's Finish."""
+
+    def __init__(self, secrets: list[str]) -> None:
+        self.text = StreamScrubber(secrets)
+        self.reasoning = StreamScrubber(secrets)
+
+    def events(
+        self, event: Event, scrub_error: Callable[[ProviderError], ProviderError]
+    ) -> list[Event]:
+        """The events to record and hand on for ``event``."""
+        if isinstance(event, TextDelta):
+            return [TextDelta(self.text.feed(event.text))]
+        if isinstance(event, ReasoningDelta):
+            return [ReasoningDelta(self.reasoning.feed(event.text))]
+        if isinstance(event, Finish):
+            done = event if event.error is None else replace(event, error=scrub_error(event.error))
+            return [*self.flush(), done]
+        return [event]
+
+    def flush(self) -> list[Event]:
+        """Deltas for what is still held back (none when nothing is)."""
+        out: list[Event] = []
+        if rest := self.reasoning.flush():
+            out.append(ReasoningDelta(rest))
+        if rest := self.text.flush():
+            out.append(TextDelta(rest))
+        return out
 
 
 class _Deadline:
@@ -446,15 +480,24 @@ class Executor:
         received = 0
         first = 0.0
         in_flight = 0
+        clean = _DeltaScrubber(self._secrets) if self._secrets else None
+
+        def emit(event: Event) -> None:
+            """Record the event and hand it on, every key gone from it (a key split across
+            deltas too: the scrubber holds back a tail until it knows)."""
+            nonlocal seq
+            shown = [event] if clean is None else clean.events(event, self._scrubbed_error)
+            for one in shown:
+                if keeps:
+                    recorder.event(call_id, seq, one, time.perf_counter() - started)
+                    seq += 1
+                if on_event is not None:
+                    on_event(one)
+
         try:
             async for event in stream:
                 result.add(event, started)
-                if keeps:
-                    recorded = self._scrub_event(event) if self._secrets else event  # no key
-                    recorder.event(call_id, seq, recorded, time.perf_counter() - started)
-                    seq += 1
-                if on_event is not None:
-                    on_event(event)
+                emit(event)
                 if can_pay is not None and isinstance(event, TextDelta | ReasoningDelta):
                     now = time.perf_counter()
                     first = first or now
@@ -463,11 +506,7 @@ class Executor:
                     if received + in_flight >= can_pay:
                         result.stop_reason = "cancelled"
                         result.provider_reason = CUT_REASON
-                        stopped = Finish("cancelled", provider_reason=CUT_REASON)
-                        if keeps:
-                            recorder.event(call_id, seq, stopped, time.perf_counter() - started)
-                        if on_event is not None:
-                            on_event(stopped)
+                        emit(Finish("cancelled", provider_reason=CUT_REASON))
                         break
         except asyncio.CancelledError:
             if deadline.expired():  # our deadline, not a stop from outside: a failed attempt
@@ -475,11 +514,7 @@ class Executor:
                 result.error = self._timed_out(model, call_deadline_s or deadline_s)
             else:
                 result.stop_reason = "cancelled"
-                stopped = Finish("cancelled")
-                if keeps:
-                    recorder.event(call_id, seq, stopped, time.perf_counter() - started)
-                if on_event is not None:
-                    on_event(stopped)
+                emit(Finish("cancelled"))
                 raise
         except Exception as exc:  # a bug or an untranslated failure: a failed call, kept
             log.exception("%s: the call failed unexpectedly", model.id)
@@ -491,6 +526,11 @@ class Executor:
             )
         finally:
             self._deadlines.disarm(deadline)
+            if clean is not None:  # what the scrubber still holds (a stream with no Finish)
+                for rest in clean.flush():
+                    if keeps:
+                        recorder.event(call_id, seq, rest, time.perf_counter() - started)
+                        seq += 1
             await stream.aclose()  # closes the provider connection at once, not at GC time
             result.wall_s = time.perf_counter() - started
         return in_flight if result.provider_reason == CUT_REASON else 0
@@ -526,15 +566,6 @@ class Executor:
             return worst, anomaly_source(usage.cost_usd)
         cost = call_cost(model.info, usage, price=price)
         return cost.usd, cost.source
-
-    def _scrub_event(self, event: Event) -> Event:
-        """The event as it may be stored: no key in a delta's text or a failure's message."""
-        if isinstance(event, TextDelta | ReasoningDelta):
-            text = self.scrub(event.text)
-            return event if text == event.text else replace(event, text=text)
-        if isinstance(event, Finish) and event.error is not None:
-            return replace(event, error=self._scrubbed_error(event.error))
-        return event
 
     def _scrubbed_error(self, error: ProviderError) -> ProviderError:
         """The same failure with its message scrubbed."""
