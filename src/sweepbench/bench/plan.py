@@ -676,7 +676,9 @@ def build_plan(
             "A limit is held by reserving each answer's worst case (its prompt at the most "
             "tokens it can be and its whole length limit) before the call, so the answers "
             "still in flight when it is reached are already inside it and do not take the "
-            "total over it; the run pauses when the next answer's worst case no longer fits."
+            "total over it; when a worst case no longer fits, an answer may hold what is left "
+            "and is stopped there if it goes past it (asked again when the run continues), and "
+            "the run pauses when not even that fits."
         )
     counts = Counter(i.task for i in pending)
     if needs_price_ack:
