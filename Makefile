@@ -2,8 +2,8 @@
 .PHONY: lint typecheck test bench bench-overhead check
 
 lint:
-	ruff check src tests benchmarks
-	ruff format --check src tests benchmarks
+	ruff check src tests benchmarks scripts
+	ruff format --check src tests benchmarks scripts
 
 typecheck:
 	mypy

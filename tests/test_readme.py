@@ -26,3 +26,15 @@ def test_ci_runs_the_readme_test_command() -> None:
     test_command = setup_commands()[1]
     ci = (ROOT / ".ci" / "run").read_text("utf-8")
     assert test_command in ci.splitlines(), "README's test command must be a line of .ci/run"
+
+
+def test_ci_runs_the_checks_the_makefile_runs() -> None:
+    """CI fails on what `make check` checks: lint, format and types, as a failing test does."""
+    ci = (ROOT / ".ci" / "run").read_text("utf-8").splitlines()
+    make = (ROOT / "Makefile").read_text("utf-8")
+    for check in (
+        "ruff check src tests benchmarks scripts",
+        "ruff format --check src tests benchmarks scripts",
+    ):
+        assert check in ci and f"\t{check}" in make, check
+    assert "mypy" in ci and "\tmypy" in make
