@@ -49,6 +49,17 @@ decided by a sha256 of the prompt and ``seed`` (default 0): the same prompt alwa
 same answer, and different seeds draw independently; so do a request's repeats
 (``GenerateSettings.sample``, set by ``--repeats``). A smaller ``P`` with the same seed
 answers right on a subset of the items a larger one does (one uniform draw per item).
+
+**A gate** (``gate=NAME``, for tests that need several processes to be in a state at once,
+not a race against time): every call waits before its first token until the file
+``$SWEEPBENCH_HOME/gates/NAME`` exists (``NAME``: letters, digits, ``.``, ``_``, ``-``), and
+fails (a bad request) if it does not appear within :data:`GATE_MAX_S`. With ``gate_after=K``
+the first ``K`` calls of each process pass without waiting. A test opens the gate once the
+store shows the state it needs — e.g. every worker of a shared run holding claims — and
+nothing can finish before that, however loaded the machine. The estimate ignores the wait::
+
+    scripted/guess?gate=go               every call waits for $SWEEPBENCH_HOME/gates/go
+    scripted/guess?gate=go&gate_after=5  each process answers 5 calls, then waits
 """
 
 from __future__ import annotations
@@ -110,6 +121,8 @@ OPTIONS = {
     "veto",
     "accuracy",
     "seed",
+    "gate",
+    "gate_after",
 }
 BOUNDS: dict[str, tuple[type[int] | type[float], float, float]] = {
     "words": (int, 0, 100_000),
@@ -123,6 +136,7 @@ BOUNDS: dict[str, tuple[type[int] | type[float], float, float]] = {
     "veto": (int, 0, 1),
     "accuracy": (float, 0.0, 1.0),
     "seed": (int, 0, 2**31 - 1),
+    "gate_after": (int, 0, 100_000),
 }
 """Each numeric option's type and range: a scripted model is free, so nothing else bounds what
 it may cost the machine (a ``words=300000000`` answer, a ``ttft`` holding a slot for hours)."""
@@ -134,6 +148,19 @@ DEMOS = {"sketch": "diagram", "sculpt": "brazier"}
 """Models that answer with a packaged artifact, for keyless demos of the drawing and sculpture
 pages; they stream at a visible pace unless ``tps`` says otherwise."""
 DEMO_TPS = 120.0
+GATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+GATE_POLL_S = 0.05
+GATE_MAX_S = 600.0
+"""How long a call waits at a closed gate before it fails (a test that never opens it)."""
+_gate_passes: dict[str, int] = {}
+"""Calls of this process that passed each gate without waiting (``gate_after``), by path."""
+
+
+def gate_path(name: str) -> Path:
+    """The file whose existence opens the gate ``name`` (under ``SWEEPBENCH_HOME``)."""
+    from sweepbench.settings import home
+
+    return home() / "gates" / name
 
 
 _LETTERS = re.compile(r"(?<![A-Za-z0-9])\(?([A-J])[).．、]")
@@ -358,6 +385,14 @@ class ScriptedModel(Model):
         fixture = options.get("fixture") or DEMOS.get(self.base)
         if self.text is None and fixture:
             self.text = answer_file(fixture)
+        self.gate = options.get("gate")
+        self.gate_after = whole("gate_after") or 0
+        if self.gate is not None and not GATE_NAME.fullmatch(self.gate):
+            raise UserError(
+                f"scripted: gate={self.gate!r} is not a plain name (letters, digits, . _ -)"
+            )
+        if self.gate is None and "gate_after" in options:
+            raise UserError("scripted: gate_after needs gate=NAME")
         if self.fail is not None and self.fail not in FAULTS:
             raise UserError(f"scripted: fail={self.fail} is not one of {sorted(FAULTS)}")
 
@@ -406,6 +441,8 @@ class ScriptedModel(Model):
         budget = self.max_tokens(request)
         input_tokens = sum(len(m.content.split()) for m in request.messages)
         usage = Usage(input_tokens=input_tokens)
+        if self.gate is not None:
+            await self._pass_gate(self.gate)
         if self.ttft:
             await asyncio.sleep(self.ttft)
         if self.fail is not None:
@@ -444,3 +481,22 @@ class ScriptedModel(Model):
             "max_tokens" if truncated else "end",
             provider_reason="max_tokens" if truncated else "end",
         )
+
+    async def _pass_gate(self, name: str) -> None:
+        """Wait until the gate's file exists (the first ``gate_after`` calls of this process
+        pass at once); a gate that stays shut for :data:`GATE_MAX_S` fails the call."""
+        path = gate_path(name)
+        passed = _gate_passes.get(str(path), 0)
+        if passed < self.gate_after:
+            _gate_passes[str(path)] = passed + 1
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + GATE_MAX_S
+        while not path.exists():
+            if loop.time() > deadline:
+                raise ProviderError(
+                    f"scripted: gate {name!r} did not open within {GATE_MAX_S:g} s",
+                    kind=ErrorKind.BAD_REQUEST,
+                    provider=self.provider,
+                )
+            await asyncio.sleep(GATE_POLL_S)

@@ -1,0 +1,72 @@
+"""The scripted model's gate (``gate=NAME``, ``gate_after=K``): calls wait for a file, so a test
+waits for a state instead of racing the clock."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from sweepbench import Request, UserError, collect, resolve
+from sweepbench.models import scripted
+from sweepbench.models.scripted import gate_path
+
+
+def _call(model_id: str) -> asyncio.Task[object]:
+    model = resolve(model_id)
+    return asyncio.ensure_future(collect(model, Request.simple(model_id, "one two three")))
+
+
+async def _spin(turns: int = 20) -> None:
+    """Let the event loop run every ready task a number of times (no clock involved)."""
+    for _ in range(turns):
+        await asyncio.sleep(0)
+
+
+async def test_a_call_waits_at_a_shut_gate_until_its_file_exists(isolated_home: Path) -> None:
+    path = gate_path("go")
+    assert path == isolated_home / "gates" / "go"
+    call = _call("scripted/echo?gate=go")
+    await asyncio.sleep(3 * scripted.GATE_POLL_S)  # several looks at the gate: still shut
+    assert not call.done()
+    path.parent.mkdir(parents=True)
+    path.touch()
+    result = await asyncio.wait_for(call, 120)  # a state wait: it ends once the call does
+    assert result.text == "one two three"  # type: ignore[attr-defined]
+
+
+async def test_gate_after_lets_the_first_calls_of_a_process_through(isolated_home: Path) -> None:
+    model_id = "scripted/echo?gate=later&gate_after=2"
+    first = await collect(resolve(model_id), Request.simple(model_id, "a"))
+    second = await collect(resolve(model_id), Request.simple(model_id, "b"))
+    assert (first.text, second.text) == ("a", "b")  # neither waited: no file was ever made
+    third = _call(model_id)
+    await asyncio.sleep(3 * scripted.GATE_POLL_S)
+    assert not third.done()
+    third.cancel()  # a stop reaches a call waiting at the gate
+    await _spin()
+    assert third.cancelled()
+
+
+async def test_a_gate_that_never_opens_fails_the_call(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(scripted, "GATE_MAX_S", 0.0)
+    result = await collect(resolve("scripted/echo?gate=never"), Request.simple("m", "x"))
+    assert result.stop_reason == "error" and result.error is not None
+    assert "gate 'never' did not open" in str(result.error)
+
+
+@pytest.mark.parametrize(
+    ("model_id", "message"),
+    [
+        ("scripted/echo?gate=../escape", "not a plain name"),
+        ("scripted/echo?gate=/etc/passwd", "not a plain name"),
+        ("scripted/echo?gate_after=3", "gate_after needs gate"),
+        ("scripted/echo?gate=go&gate_after=-1", "out of range"),
+    ],
+)
+def test_a_gate_is_a_plain_name_under_the_home(model_id: str, message: str) -> None:
+    with pytest.raises(UserError, match=message):
+        resolve(model_id)
