@@ -228,9 +228,9 @@ def _docstring_ids(tree: ast.AST) -> set[int]:
     }
 
 
-NOT_PROVIDERS = {("bench/workers.py", "local")}
+NOT_PROVIDERS = {("bench/workers.py", "local"), ("bench/ray_workers.py", "local")}
 """Constants that only look like a provider's name: ``--executor local`` (worker processes on
-this machine), defined once as ``LOCAL_EXECUTOR``."""
+this machine), defined once as ``LOCAL_EXECUTOR``; Ray's own named address ``local``."""
 
 
 def provider_literals(root: Path = PACKAGE) -> list[str]:
