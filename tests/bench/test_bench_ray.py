@@ -1,8 +1,10 @@
 """The Ray executor (``bench run --executor ray --workers N``): the other workers of a shared run
-are Ray actors on a local Ray cluster, on a slow scripted model (200 ms to the first token).
-Every item is answered exactly once when a worker is SIGKILLed mid-run, the ledger's settled
-total is the answers' costs plus the killed worker's unsaved calls at worst case, and a run
-limit the workers together would overshoot is never exceeded. On PostgreSQL too (issue 18)."""
+are Ray actors on a local Ray cluster, on a scripted model that waits at a gate
+(tests/bench/gate_helpers.py): each worker answers a few items, then waits holding the rest of
+its claims until the test has killed one of them, so the kill always lands mid-run. Every item
+is answered exactly once when a worker is SIGKILLed mid-run, the ledger's settled total is the
+answers' costs plus the killed worker's unsaved calls at worst case, and a run limit the
+workers together would overshoot is never exceeded. On PostgreSQL too (issue 18)."""
 
 from __future__ import annotations
 
@@ -16,15 +18,17 @@ from sweepbench.bench.storage import BenchStore
 from sweepbench.store import Store
 from sweepbench.store.workers import forget_workers
 from tests.backends import PG_URL, reset_postgres
+from tests.bench.gate_helpers import every_worker_holding, gated, kill_then_open
 from tests.bench.helpers import set_prices
-from tests.bench.scale_helpers import answered_exactly_once, killer, run_account
+from tests.bench.scale_helpers import answered_exactly_once, run_account
 from tests.bench.sweep_helpers import guess, marked_benchmark
 from tests.helpers import run_cli
 
 pytest.importorskip("ray")
 
 ITEMS = 120
-SLOW = guess("0.9", ttft="0.2")
+GATED = gated(guess("0.9"), "kill", after=6)
+"""Each worker answers 6 items, then waits at the gate (the test opens it after the kill)."""
 BACKENDS = ["sqlite", "postgres"] if PG_URL else ["sqlite"]
 
 
@@ -46,12 +50,15 @@ def test_four_ray_workers_lose_nothing_when_one_is_killed(
     capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
     path = marked_benchmark(tmp_path / "bench", ITEMS)
-    thread, killed = killer(after_answers=24)
+    thread, failed, killed = kill_then_open(
+        "kill", every_worker_holding(4, answered=24), "four workers holding claims, 24 answers"
+    )
     code, out, err = run_cli(
-        monkeypatch, capsys, "bench", "run", str(path), "--model", SLOW, "--executor", "ray",
+        monkeypatch, capsys, "bench", "run", str(path), "--model", GATED, "--executor", "ray",
         "--workers", "4", "--concurrency", "2", "--limit", "5", "--yes", "--json",
     )  # fmt: skip
-    thread.join(5)
+    thread.join()
+    assert not failed, failed
     assert code == 0, err
     assert "3 more worker(s) (ray) joined run" in err
     assert killed, "no Ray worker was found to kill"
@@ -65,7 +72,7 @@ def test_four_ray_workers_lose_nothing_when_one_is_killed(
     # reached the store (in flight, or finished since its last commit), at their worst case
     assert account.settled == account.answers + account.unaccounted
     assert account.unaccounted >= 0
-    assert account.holders >= 3, "the work was not shared between the Ray workers"
+    assert account.holders == 4, "the work was not shared between the Ray workers"
     with Store.open() as store:
         run = BenchStore(store).run(report["run_id"])
         assert run is not None and run.settings["claims"] is True

@@ -1,6 +1,10 @@
 """One benchmark run shared by several worker processes (``bench run --workers N``): the items
 are claimed in the store, so every item is answered exactly once, by more than one process,
-and the last worker to end ends the run (its status and record)."""
+and the last worker to end ends the run (its status and record).
+
+The model waits at a gate (tests/bench/gate_helpers.py) until every worker holds claims, so
+the first worker cannot answer everything before the others have joined, however loaded the
+machine is."""
 
 from __future__ import annotations
 
@@ -14,8 +18,9 @@ import sqlalchemy as sa
 from sweepbench.bench.storage import BenchStore
 from sweepbench.store import Store
 from sweepbench.store.schema import bench_answers, bench_claims, spend_reservations
+from tests.bench.gate_helpers import every_worker_holding, gated, kill_then_open, open_when
 from tests.bench.helpers import set_prices
-from tests.bench.scale_helpers import answered_exactly_once, killer, run_account
+from tests.bench.scale_helpers import answered_exactly_once, run_account
 from tests.bench.sweep_helpers import guess, marked_benchmark
 from tests.helpers import run_cli
 
@@ -28,10 +33,14 @@ def test_three_worker_processes_answer_every_item_exactly_once(
 ) -> None:  # fmt: skip
     set_prices(isolated_home, {"scripted.guess": (1, 1)})  # priced: every call holds a lease
     path = marked_benchmark(tmp_path / "bench", ITEMS)
+    # every call waits until all three workers hold claims: the work is shared by construction
+    opener, failed = open_when("all", every_worker_holding(3), "three workers holding claims")
     code, out, err = run_cli(
-        monkeypatch, capsys, "bench", "run", str(path), "--model", guess("0.9", ttft="0.02"),
+        monkeypatch, capsys, "bench", "run", str(path), "--model", gated(guess("0.9"), "all"),
         "--workers", "3", "--concurrency", "2", "--limit", "5", "--yes", "--json",
     )  # fmt: skip
+    opener.join()
+    assert not failed, failed
     assert code == 0, err
     assert "2 more worker(s) (local) joined run" in err
     report = json.loads(out)
@@ -47,7 +56,7 @@ def test_three_worker_processes_answer_every_item_exactly_once(
             left = conn.scalar(sa.select(sa.func.count()).select_from(bench_claims))
             holders = set(conn.scalars(sa.select(spend_reservations.c.worker).distinct()))
         assert answers == ITEMS and left == 0
-        assert len(holders) >= 2, "the work was not shared between processes"
+        assert len(holders) == 3, "the work was not shared between processes"
         run = BenchStore(store).run(report["run_id"])
         assert run is not None and run.record is not None and run.settings["claims"] is True
 
@@ -65,12 +74,18 @@ def test_a_worker_killed_mid_run_loses_nothing_and_doubles_nothing(
 ) -> None:  # fmt: skip
     set_prices(isolated_home, {"scripted.guess": (1, 1)})
     path = marked_benchmark(tmp_path / "bench", ITEMS)
-    thread, killed = killer(after_answers=40)
+    # each worker answers 8 items, then waits at the gate holding the rest of its claims; once
+    # all three do (24 answers stored), one joined worker is killed and the gate opens
+    model = gated(guess("0.9"), "kill", after=8)
+    thread, failed, killed = kill_then_open(
+        "kill", every_worker_holding(3, answered=24), "three workers holding claims, 24 answers"
+    )
     code, out, err = run_cli(
-        monkeypatch, capsys, "bench", "run", str(path), "--model", guess("0.9", ttft="0.03"),
+        monkeypatch, capsys, "bench", "run", str(path), "--model", model,
         "--workers", "3", "--concurrency", "2", "--limit", "5", "--yes", "--json",
     )  # fmt: skip
-    thread.join(5)
+    thread.join()
+    assert not failed, failed
     assert killed, "no joined worker was found to kill"
     assert code == 0, err
     report = json.loads(out)
