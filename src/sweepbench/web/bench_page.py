@@ -4,9 +4,12 @@ used only for that run, watch its progress, stop it, continue it, read its resul
 download what ``bench export`` writes.
 
 The rules are the library's (:mod:`sweepbench.bench.request`: ``prepare``, ``start_check``);
-the callbacks fill a ``BenchRequest`` and render the answers. Runs are hosted by
-:mod:`sweepbench.web.bench_run_host`. The typed key is read only by the Run callback, handed to
-the run's own context, and cleared from the field; no callback sends it back."""
+the callbacks fill a ``BenchRequest`` and render the answers. What the request may name is the
+app's :class:`~sweepbench.web.offer.BenchmarkOffer` (the built-ins and YAML declarations in the
+operator's benchmark folders, never a Python declaration): every load goes through it. Runs
+are hosted by :mod:`sweepbench.web.bench_run_host`. The typed key is read only by the Run
+callback, handed to the run's own context, and cleared from the field; no callback sends it
+back."""
 
 from __future__ import annotations
 

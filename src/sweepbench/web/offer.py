@@ -255,12 +255,12 @@ class BenchmarkOffer:
             except (OSError, RuntimeError):  # a symlink loop
                 continue
             folder = next((f for f in self.folders if real.is_relative_to(f)), None)
-            if folder is None:
-                led_out = led_out or candidate.exists() or not typed.is_absolute()
+            if folder is None:  # outside every folder (as typed, or through .. or a link)
+                led_out = True
                 continue
             if real.exists():
                 return real, folder
-        if typed.is_absolute() or led_out:
+        if led_out:
             raise UserError(
                 f"{what} {shown}: refused: it is outside this server's benchmark folders (the "
                 "web app reads benchmarks only from the folders its operator configured)"
