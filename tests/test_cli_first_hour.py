@@ -17,6 +17,7 @@ import pytest
 from sweepbench.errors import UserError
 from sweepbench.sweeps.plan import MAX_BUDGET
 from tests.helpers import cli, run_cli
+from tests.web.browser import TIMEOUT_MS
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 RANGE = f"a budget is 1 to {MAX_BUDGET:,} tokens"
@@ -409,7 +410,7 @@ def test_a_sculpture_export_shows_in_3d_from_disk(
             page.goto(page_file.as_uri())
             page.wait_for_function(
                 "[...document.querySelectorAll('model-viewer')].every(v => v.loaded)",
-                timeout=30_000,
+                timeout=TIMEOUT_MS,  # a wait for a state, scaled for a loaded machine
             )
             shown = page.evaluate(
                 "[...document.querySelectorAll('model-viewer')].map(v => v.getBoundingClientRect()"

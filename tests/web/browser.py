@@ -14,6 +14,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 CHROMIUM = Path("/usr/bin/chromium")
+TIMEOUT_MS = 120_000
+"""Every browser wait's limit (the page fixture's default): scaled for a loaded machine, not a
+quiet one. A wait ends as soon as its condition holds, so a generous limit costs nothing when
+the page is quick; it only decides how long a broken page takes to fail."""
+TIMEOUT_S = TIMEOUT_MS / 1000
+"""The same limit for a test's own wait on the app's state (a loop over the store)."""
 LOCAL_HOSTS = {"127.0.0.1"}
 LOCAL_SCHEMES = {"data", "blob", "about"}
 
@@ -57,7 +63,9 @@ class RecordedPage:
         """Requests that went anywhere but 127.0.0.1 (data:, blob: and about: URLs are local)."""
         return [url for url in self.requests if not _local(url)]
 
-    def wait_for_data(self, selector: str, name: str, value: str, timeout: float = 20_000) -> None:
+    def wait_for_data(
+        self, selector: str, name: str, value: str, timeout: float = TIMEOUT_MS
+    ) -> None:
         """Wait until ``selector`` carries ``data-NAME="VALUE"`` (hidden elements count too)."""
         self.page.wait_for_selector(
             f"{selector}[data-{name}='{value}']", state="attached", timeout=timeout

@@ -23,7 +23,7 @@ import pytest
 
 from sweepbench.store import Store
 from sweepbench.sweeps.live import SweepRunner
-from tests.web.browser import CHROMIUM, RecordedPage, serve
+from tests.web.browser import CHROMIUM, TIMEOUT_MS, RecordedPage, serve
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,8 @@ def page(browser: Any) -> Iterator[RecordedPage]:
     """A fresh browser context and page that records requests, errors and failed responses."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     recorded = RecordedPage(context.new_page())
-    recorded.page.set_default_timeout(20_000)
+    recorded.page.set_default_timeout(TIMEOUT_MS)  # waits for states, scaled for load
+    recorded.page.set_default_navigation_timeout(TIMEOUT_MS)
 
     def on_console(message: Any) -> None:
         if message.type == "error":

@@ -26,7 +26,7 @@ from sweepbench.web.bench_run_host import host_for
 from sweepbench.web.context import WebContext
 from sweepbench.web.gate import Gate
 from tests.helpers import run_cli, store_texts
-from tests.web.browser import RecordedPage, serve
+from tests.web.browser import TIMEOUT_MS, RecordedPage, serve
 
 SLOW = "scripted/guess?ttft=0.3"
 JUDGE = "scripted/guess"
@@ -112,7 +112,7 @@ def test_the_estimate_is_the_clis(
     assert page.errors == [] and page.failures == [] and page.non_local() == []
 
 
-def _status(page: RecordedPage, state: str, timeout: float = 25_000) -> None:
+def _status(page: RecordedPage, state: str, timeout: float = TIMEOUT_MS) -> None:
     page.wait_for_data("#bp-status", "state", state, timeout=timeout)
 
 
@@ -150,7 +150,7 @@ def test_a_run_stops_continues_and_downloads_what_export_writes_and_keeps_no_key
     # continue, faster (requests at once is not one of the settings that make a run)
     _settings(page, SLOW, concurrency="40")  # the reopened page holds the run's settings
     page.click("#bp-run")
-    page.wait_for_selector("#bp-outcome:has-text('Finished')", timeout=25_000)
+    page.wait_for_selector("#bp-outcome:has-text('Finished')")
     assert [r.id for r in runs.runs()] == [run.id]
     assert sum(1 for s in runs.statuses(run.id).values() if s == "scored") == 40
     assert "Scores on the questions that ran" in page.inner_text("#bp-scores")

@@ -19,7 +19,7 @@ from sweepbench.store import Store
 from sweepbench.web.bench_page import build_request, controls_from_run, start_from_page
 from sweepbench.web.bench_run_host import BenchRunHost, host_for, max_hosted_runs
 from sweepbench.web.context import WebContext
-from tests.web.browser import RecordedPage, serve
+from tests.web.browser import TIMEOUT_MS, TIMEOUT_S, RecordedPage, serve
 
 SLOW = "scripted/guess?ttft=0.2"
 QUICK = "scripted/guess"
@@ -75,7 +75,7 @@ def _start(app: App, values: dict[str, Any]) -> str:
     return run_id
 
 
-def _status(page: RecordedPage, state: str, timeout: float = 20_000) -> None:
+def _status(page: RecordedPage, state: str, timeout: float = TIMEOUT_MS) -> None:
     page.wait_for_data("#bp-status", "state", state, timeout=timeout)
 
 
@@ -100,7 +100,7 @@ def test_a_second_run_waits_in_the_queue_then_runs(page: RecordedPage, app: App)
     assert not page.is_disabled("#bp-stop")
     runs = BenchStore(app.store)
     assert [r.id for r in runs.runs()] == [first]  # the queued run is not recorded yet
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + TIMEOUT_S
     while len(runs.runs()) < 2 and time.monotonic() < deadline:
         time.sleep(0.02)
     first_row = runs.run(first)  # the second is recorded only once the first has ended

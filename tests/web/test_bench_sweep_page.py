@@ -35,7 +35,7 @@ from sweepbench.web.gate import Gate
 from sweepbench.web.offer import BenchmarkOffer
 from tests.bench.helpers import set_prices
 from tests.bench.sweep_helpers import guess, marked_benchmark
-from tests.web.browser import RecordedPage, serve
+from tests.web.browser import TIMEOUT_S, RecordedPage, serve
 from tests.web.conftest import Served
 
 TOKEN = "correct-horse-battery-staple-4417"
@@ -282,7 +282,7 @@ def test_a_sweep_goes_on_when_the_tab_closes(
     page.wait_for_selector("#bs-status:has-text('Running 2 settings')")
     page.goto("about:blank")  # the tab leaves; the sweep is the app's, not the page's
     store = served.runner.store
-    deadline = time.monotonic() + 25
+    deadline = time.monotonic() + TIMEOUT_S
     while time.monotonic() < deadline:
         sweeps = SweepStore(store).sweeps(5)
         if sweeps and [s.scored for s in load_sweep(store, sweeps[0].id).settings] == [200, 200]:

@@ -78,8 +78,7 @@ def test_a_waiting_cell_says_queued_and_no_serial_figure_is_claimed(
     assert "QUEUED" in badges.upper() and "WRITING" not in badges.upper()
     assert _text_of(page, "cell-detail", 1) == "queued: scripted calls run one at a time"
     page.wait_for_function(
-        "/variants in [\\d.]+s wall clock/.test(document.querySelector('#status').innerText)",
-        timeout=30_000,
+        "/variants in [\\d.]+s wall clock/.test(document.querySelector('#status').innerText)"
     )
     status = page.inner_text("#status")
     assert re.fullmatch(r"2/2 variants in [\d.]+s wall clock · ~\$0 total", status), status

@@ -12,7 +12,7 @@ from sweepbench.sweeps.plan import Plan, build_plan
 from sweepbench.web.defaults import kind_defaults
 from sweepbench.web.offer import offered_models
 from sweepbench.web.sweep_page import with_settings
-from tests.web.browser import RecordedPage
+from tests.web.browser import TIMEOUT_S, RecordedPage
 from tests.web.conftest import Served
 
 SCULPTS = ["scripted/sculpt?tps=900", "scripted/sculpt?tps=800"]
@@ -23,7 +23,7 @@ def _finished(runner: SweepRunner, plan: Plan) -> str:
     """Run ``plan`` to the end in the app's runner; its id."""
     assert not plan.blocking(), plan.refusals
     live = runner.start(plan)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + TIMEOUT_S
     while not live.done:
         assert time.monotonic() < deadline, "the sweep did not finish"
         time.sleep(0.05)
@@ -116,8 +116,7 @@ def test_a_sculpture_sweep_reopens_with_its_settings(page: RecordedPage, served:
     assert page.input_value("#held-version") == "v2"
     assert page.input_value("#samples") == "2"
     page.wait_for_function(  # the results come back too: each cell's sculpture loads
-        "[...document.querySelectorAll('model-viewer')].filter(e => e.loaded).length === 2",
-        timeout=30_000,
+        "[...document.querySelectorAll('model-viewer')].filter(e => e.loaded).length === 2"
     )
     assert page.non_local() == [] and page.errors == []
 
@@ -138,8 +137,7 @@ def test_a_reopened_sweep_can_be_tweaked_and_run_again(page: RecordedPage, serve
     )
     page.click("#run")
     page.wait_for_function(
-        "/\\/2 variants in [\\d.]+s wall clock/.test(document.querySelector('#status').innerText)",
-        timeout=30_000,
+        "/\\/2 variants in [\\d.]+s wall clock/.test(document.querySelector('#status').innerText)"
     )
     page.goto(f"{served.url}/history")
     page.wait_for_selector("text=a haiku about snow")

@@ -15,7 +15,7 @@ import pytest
 from sweepbench.store import Store
 from sweepbench.sweeps.live import SweepRunner
 from sweepbench.sweeps.plan import build_plan
-from tests.web.browser import RecordedPage, serve
+from tests.web.browser import TIMEOUT_MS, TIMEOUT_S, RecordedPage, serve
 
 PHONE = {"width": 390, "height": 844}
 LOREM = "Scripted: fixed lorem ipsum text · scripted/lorem"
@@ -54,9 +54,7 @@ def _open(page: RecordedPage, url: str) -> None:
 
 
 def _estimate_starts(page: RecordedPage, text: str) -> None:
-    page.wait_for_function(
-        f"document.querySelector('#estimate').innerText.startsWith({text!r})", timeout=10_000
-    )
+    page.wait_for_function(f"document.querySelector('#estimate').innerText.startsWith({text!r})")
 
 
 def _choose(page: RecordedPage, select: str, label: str) -> None:
@@ -80,7 +78,7 @@ def _finished_sweep(app: Any) -> str:
     runner: SweepRunner = app.server.config["sweepbench.runner"]
     plan = build_plan("a haiku", "model", ["scripted/echo", "scripted/lorem"], kind="text")
     live = runner.start(plan)
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + TIMEOUT_S
     while not live.done:
         assert time.monotonic() < deadline, "the sweep did not finish"
         time.sleep(0.05)
@@ -134,7 +132,7 @@ def test_a_phone_sees_the_page_and_a_burger_for_the_navbar(
     try:
         page = RecordedPage(context.new_page())
         page.on("pageerror", lambda error: page.errors.append(str(error)))
-        page.page.set_default_timeout(20_000)
+        page.page.set_default_timeout(TIMEOUT_MS)
         _open(page, base_url)
         assert page.is_visible("#burger")
         _navbar_open(page, False)  # collapsed: nothing lies over the page

@@ -60,7 +60,7 @@ def _run(page: RecordedPage, url: str, model: str, *, publish: bool, key: str) -
         box.check(force=True)
         assert box.is_checked()
     page.click("#bp-run")
-    page.wait_for_selector("#bp-outcome:has-text('Finished')", timeout=30_000)
+    page.wait_for_selector("#bp-outcome:has-text('Finished')")
     return str(page.inner_text("#bp-publish-outcome"))
 
 

@@ -7,7 +7,7 @@ import time
 
 from sweepbench.sweeps.live import SweepRunner
 from sweepbench.sweeps.plan import Plan, build_plan
-from tests.web.browser import RecordedPage
+from tests.web.browser import TIMEOUT_S, RecordedPage
 from tests.web.conftest import Served
 
 CELLS = "scripted/lorem?tps=2000"
@@ -16,7 +16,7 @@ CELLS = "scripted/lorem?tps=2000"
 def _finished(runner: SweepRunner, plan: Plan) -> str:
     assert not plan.blocking(), plan.refusals
     live = runner.start(plan)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + TIMEOUT_S
     while not live.done:
         assert time.monotonic() < deadline, "the sweep did not finish"
         time.sleep(0.05)

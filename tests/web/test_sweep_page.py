@@ -162,8 +162,7 @@ def test_a_sculpture_sweep_shows_each_glb(page: RecordedPage, base_url: str) -> 
     _run(page, "a brazier")
     page.wait_for_function(
         "[...document.querySelectorAll('[data-loaded]')].filter(e => e.dataset.loaded === '1')"
-        ".length === 2",
-        timeout=30_000,
+        ".length === 2"
     )
     text = page.inner_text("#cell-grid")
     assert "4/4 joints blend (100%)" in text
