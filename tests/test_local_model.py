@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import os
 import subprocess
@@ -13,6 +12,7 @@ import time
 from collections.abc import AsyncGenerator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,14 +54,38 @@ def model(info: ModelInfo) -> LocalModel:
     return LocalModel(info)
 
 
-async def wait_until_free(info: ModelInfo, within: float) -> float:
-    """Seconds until no generation holds the model (fails past ``within``)."""
+FREE_TIMEOUT_S = 300.0
+"""Only so that a generation that never stops fails instead of hanging; no duration is
+asserted (a whole 2,000-token answer ends well within it, and its count then fails)."""
+
+
+async def wait_until_free(info: ModelInfo) -> None:
+    """Wait until no generation holds the model."""
     engine = loaded_engine(info)
-    started = time.perf_counter()
+    deadline = time.monotonic() + FREE_TIMEOUT_S
     while engine.busy:
-        assert time.perf_counter() - started < within, "the generation did not stop"
+        assert time.monotonic() < deadline, "the generation did not stop"
         await asyncio.sleep(0.005)
-    return time.perf_counter() - started
+
+
+def count_pieces(info: ModelInfo, monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """Count the text pieces the generation thread emits, and those emitted after the
+    caller asked it to stop (the generation checks the flag after every token)."""
+    engine = loaded_engine(info)
+    counts = {"pieces": 0, "after_stop": 0}
+    real_submit = engine.submit
+
+    def submit(job: Any) -> None:
+        def emit(item: object) -> None:
+            if isinstance(item, str):
+                counts["pieces"] += 1
+                counts["after_stop"] += job.stop.is_set()
+            job.emit(item)
+
+        real_submit(replace(job, emit=emit))
+
+    monkeypatch.setattr(engine, "submit", submit)
+    return counts
 
 
 async def test_short_generation_stops_at_max_tokens(model: LocalModel) -> None:
@@ -108,7 +132,10 @@ async def test_json_schema_gives_parseable_json(model: LocalModel) -> None:
     assert isinstance(person["age"], int)
 
 
-async def test_closing_the_stream_stops_generation(info: ModelInfo, model: LocalModel) -> None:
+async def test_closing_the_stream_stops_generation(
+    info: ModelInfo, model: LocalModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counts = count_pieces(info, monkeypatch)
     stream = model.stream(Request.simple(model.id, LONG_ANSWER, max_tokens=2000))
     assert isinstance(stream, AsyncGenerator)
     deltas = 0
@@ -117,16 +144,19 @@ async def test_closing_the_stream_stops_generation(info: ModelInfo, model: Local
             deltas += 1
             if deltas == 3:
                 break
-    started = time.perf_counter()
     await stream.aclose()
-    await wait_until_free(info, within=1.5)
-    assert time.perf_counter() - started < 1.5
+    await wait_until_free(info)
+    # it stopped at the next token: at most that token (and a held-back UTF-8 tail) came after
+    assert counts["after_stop"] <= 2 and counts["pieces"] < 2000
     # The model serves the next call at once.
     result = await collect(model, Request.simple(model.id, "Say hello.", max_tokens=8))
     assert result.text and result.error is None
 
 
-async def test_cancelling_the_task_stops_generation(info: ModelInfo, model: LocalModel) -> None:
+async def test_cancelling_the_task_stops_generation(
+    info: ModelInfo, model: LocalModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counts = count_pieces(info, monkeypatch)
     started_streaming = asyncio.Event()
 
     async def consume() -> None:
@@ -135,13 +165,12 @@ async def test_cancelling_the_task_stops_generation(info: ModelInfo, model: Loca
                 started_streaming.set()
 
     task = asyncio.create_task(consume())
-    await asyncio.wait_for(started_streaming.wait(), timeout=30)
-    started = time.perf_counter()
+    await asyncio.wait_for(started_streaming.wait(), timeout=FREE_TIMEOUT_S)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    await wait_until_free(info, within=1.5)
-    assert time.perf_counter() - started < 1.5
+    await wait_until_free(info)
+    assert counts["after_stop"] <= 2 and counts["pieces"] < 2000  # stopped at the next token
     result = await collect(model, Request.simple(model.id, "Say hello.", max_tokens=8))
     assert result.text and result.error is None
 
@@ -182,24 +211,29 @@ async def test_concurrent_calls_are_queued_and_both_complete(info: ModelInfo) ->
     assert first_end <= second_begin, "two generations ran on one llama.cpp context at once"
 
 
-async def test_event_loop_keeps_running_during_generation(model: LocalModel) -> None:
-    await collect(model, Request.simple(model.id, "Hi", max_tokens=1))  # load outside the clock
-    ticks: list[float] = []
+async def test_event_loop_keeps_running_during_generation(
+    info: ModelInfo, model: LocalModel
+) -> None:
+    await collect(model, Request.simple(model.id, "Hi", max_tokens=1))  # loaded before
+    engine = loaded_engine(info)
+    seen: list[str] = []  # what the loop did, in order: ticks (noting a busy engine), deltas
 
     async def ticker() -> None:
         while True:
-            ticks.append(time.perf_counter())
+            seen.append("busy tick" if engine.busy else "tick")
             await asyncio.sleep(0.01)
 
     task = asyncio.create_task(ticker())
-    started = time.perf_counter()
-    result = await collect(model, Request.simple(model.id, LONG_ANSWER, max_tokens=64))
-    elapsed = time.perf_counter() - started
+    deltas = 0
+    async for event in model.stream(Request.simple(model.id, LONG_ANSWER, max_tokens=64)):
+        if isinstance(event, TextDelta):
+            deltas += 1
+            seen.append("delta")
     task.cancel()
-    assert result.usage.output_tokens > 0
-    gaps = [b - a for a, b in itertools.pairwise(ticks)]
-    assert len(ticks) >= elapsed / 0.01 / 5
-    assert max(gaps) < 0.25
+    assert deltas > 1
+    # the loop went on ticking while the engine generated (64 tokens take many 10 ms ticks);
+    # a generation that held the event loop would leave no tick while the engine was busy
+    assert "busy tick" in seen, seen
 
 
 async def test_prompt_over_the_context_is_an_error(
@@ -273,10 +307,21 @@ async def test_adapters_share_one_loaded_model_and_reload_after_release(
 def test_process_exits_cleanly_mid_generation() -> None:
     script = textwrap.dedent(
         """
-        import asyncio
+        import asyncio, atexit
+        ended = []
+        # registered before sweepbench's own exit hook, so it runs after it (last in, first out)
+        atexit.register(lambda: print("ended:" + (ended[0] if ended else "none")))
+        from sweepbench.models import local
         from sweepbench.models.catalog import lookup
         from sweepbench.models.local import LocalModel
         from sweepbench.models.base import Request
+
+        generate = local._Engine._generate
+        def recorded(self, job):
+            done = generate(self, job)
+            ended.append(done.reason)
+            return done
+        local._Engine._generate = recorded
 
         async def main():
             model = LocalModel(lookup("local", "smollm2-135m"))
@@ -292,15 +337,14 @@ def test_process_exits_cleanly_mid_generation() -> None:
 
     src = str(Path(sweepbench.__file__).resolve().parent.parent)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
-    started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", script],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=FREE_TIMEOUT_S,  # only so that a hang fails; no duration is asserted
         check=False,
         env=env,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "bye"
-    assert time.perf_counter() - started < 30
+    # the generation left running was stopped at exit, not waited for to its end
+    assert done.stdout.split() in (["bye", "ended:cancelled"], ["bye", "ended:none"])
