@@ -5,7 +5,6 @@ RecursionError. Also the shared bound they use, :func:`sweepbench.nesting.bounde
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -51,9 +50,7 @@ def test_from_file_says_why_it_refuses_a_deep_file() -> None:
 
 def test_a_deep_model_answer_is_not_usable_json_and_good_parts_survive() -> None:
     answer = '{"parts": [' + json.dumps(PART) + ', {"name": ' + DEEP + "}]}"
-    started = time.perf_counter()
-    outcome = build(answer, "end", "v1")
-    assert time.perf_counter() - started < 2.0
+    outcome = build(answer, "end", "v1")  # its cost: benchmarks/hostile_inputs.py
     assert not outcome.ok and outcome.partial  # the complete part is salvaged
     assert outcome.reason == (
         "The model did not return usable JSON: nested deeper than 100 levels at line 1 column "
@@ -100,12 +97,9 @@ def test_the_place_is_given_as_line_and_column() -> None:
     )
 
 
-def test_the_bound_is_cheap() -> None:
+def test_the_bound_reads_a_wide_document_and_refuses_a_deep_one() -> None:
+    """What the bound costs (against json.loads) is measured in benchmarks/hostile_inputs.py."""
     flat = json.dumps([{"q": "x" * 50, "n": [1, 2]} for _ in range(50_000)])
-    started = time.perf_counter()
-    assert len(bounded_json_loads(flat)) == 50_000
-    started_deep = time.perf_counter()
+    assert bounded_json_loads(flat) == json.loads(flat)
     with pytest.raises(TooDeep):
         bounded_json_loads(DEEP * 5)
-    assert time.perf_counter() - started_deep < 0.5
-    assert started_deep - started < 1.0

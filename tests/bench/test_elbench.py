@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -529,11 +528,7 @@ def test_prompt_helpers() -> None:
     assert prompts.slug("Level 2") == "level_2" and prompts.slug("计算机") == "default"
 
 
-@needs_data
-def test_load_is_fast() -> None:
-    started = time.perf_counter()
-    load_elbench(DATA)
-    assert time.perf_counter() - started < 2.0
+# How long loading ELBench takes is measured in benchmarks/hostile_inputs.py, not asserted.
 
 
 async def test_edu_rule_scoring_runs_offline(tmp_path: Path) -> None:

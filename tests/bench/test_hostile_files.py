@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import resource
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -51,14 +50,13 @@ def only_task(path: Path, **options: Any) -> Task:
 
 @pytest.fixture
 def bounded() -> Iterator[None]:
-    """Holds the test to under a second and under 200 MB more than the process's peak so far
-    (a bomb that expanded would take gigabytes)."""
+    """Holds the test to under 200 MB more than the process's peak so far (a bomb that
+    expanded would take gigabytes). How long each refusal takes is measured in
+    benchmarks/hostile_inputs.py, never asserted: a loaded machine makes it slower, not
+    bigger."""
     peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    started = time.perf_counter()
     yield
-    seconds = time.perf_counter() - started
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before
-    assert seconds < 1.0, f"took {seconds:.2f} s"
     assert grown < 200 * 1024, f"the peak grew by {grown / 1024:.0f} MB"
 
 

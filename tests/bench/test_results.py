@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import io
-import time
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any, Literal
@@ -416,7 +415,9 @@ def test_chunks_stay_under_100_mb() -> None:
     assert chunk_rows(10_000) * 10_000 <= MAX_CELLS
 
 
-def test_large_tasks_bootstrap_quickly() -> None:
+def test_large_tasks_bootstrap_to_the_normal_interval() -> None:
+    """Its time (2 × 10,000 items, 2,000 resamples) is measured in
+    benchmarks/hostile_inputs.py, not asserted."""
     n = 10_000
     rng = np.random.default_rng(1)
     bench = make_benchmark(
@@ -425,9 +426,7 @@ def test_large_tasks_bootstrap_quickly() -> None:
     )
     answers = [ScoredAnswer("bin", "default", float(p), bool(p)) for p in rng.random(n) < 0.7]
     answers += [ScoredAnswer("raw", "default", float(s), s > 0.5) for s in rng.random(n)]
-    started = time.perf_counter()
     summary = run(bench, answers, bootstrap=2000)
-    assert time.perf_counter() - started < 10
     low, high = summary.area("a").ci95_100 or (0.0, 0.0)
     assert high - low == pytest.approx(2 * 1.96 * np.sqrt(0.7 * 0.3 / n) * 100, rel=0.15)
 

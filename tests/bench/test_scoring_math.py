@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -197,6 +196,11 @@ def test_aime_targets_score_against_themselves(name: str) -> None:
 
 # --- time bounds and threads ----------------------------------------------------------------
 
+BOUND_FAILSAFE_S = 300.0
+"""Only so that a check the bound failed to cut off fails instead of hanging the suite: the
+tower 9^9^9^9 never finishes by itself, so ending at all proves the bound. No duration is
+asserted."""
+
 
 def test_scoring_works_from_a_worker_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(mathanswer, "SYMBOLIC_TIMEOUT_S", 2)
@@ -205,18 +209,15 @@ def test_scoring_works_from_a_worker_thread(monkeypatch: pytest.MonkeyPatch) -> 
     def work() -> None:
         results["symbolic"] = score_math("\\boxed{(x+1)^2}", "x^2+2x+1").passed
         results["different"] = score_math("\\boxed{x^2+1}", "(x+1)^2").passed
-        start = time.monotonic()
-        results["tower"] = score_math("\\boxed{9^{9^{9^{9}}}}", "5").passed
-        results["tower_s"] = time.monotonic() - start
+        results["tower"] = score_math("\\boxed{9^{9^{9^{9}}}}", "5").passed  # never computed
 
     thread = threading.Thread(target=work)
     thread.start()
-    thread.join(timeout=60)
-    assert not thread.is_alive()
+    thread.join(timeout=BOUND_FAILSAFE_S)
+    assert not thread.is_alive(), "the tower was not cut off"
     assert results["symbolic"] is True
     assert results["different"] is False
     assert results["tower"] is False
-    assert results["tower_s"] < 15
 
 
 def test_hung_child_is_killed_and_replaced() -> None:
@@ -240,27 +241,22 @@ def test_elbench_checks_from_a_worker_thread_are_bounded(monkeypatch: pytest.Mon
         with using_rules("replicated"):
             results["symbolic"] = score_math("\\boxed{(x+1)^2}", "x^2+2x+1").passed
             results["prose"] = score_math("The answer is 0 This is it", "0").passed
-            start = time.monotonic()
             results["tower"] = score_math("\\boxed{9**9**9**9}", "5").passed
-            results["tower_s"] = time.monotonic() - start
 
     thread = threading.Thread(target=work)
     thread.start()
-    thread.join(timeout=90)
-    assert not thread.is_alive()
+    thread.join(timeout=BOUND_FAILSAFE_S)
+    assert not thread.is_alive(), "the tower was not cut off"
     assert results["symbolic"] is True
     assert results["prose"] is True  # ELBench parses the prose as a product with 0
     assert results["tower"] is False
-    assert results["tower_s"] < 30
 
 
 def test_pathological_answer_is_bounded_in_the_main_thread(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(mathanswer, "SYMBOLIC_TIMEOUT_S", 1)
-    start = time.monotonic()
-    assert not score_math("\\boxed{9^{9^{9^{9}}}}", "5").passed
-    assert time.monotonic() - start < 10
+    assert not score_math("\\boxed{9^{9^{9^{9}}}}", "5").passed  # cut off, never computed
 
 
 def test_overlong_answers_skip_the_symbolic_check() -> None:
