@@ -74,7 +74,7 @@ def test_sigterm_is_stop_all(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'term.db'}"
     proc, sweep_id = start(url, "--sigterm")
     proc.send_signal(signal.SIGTERM)
-    out, _ = proc.communicate(timeout=20)
+    out, _ = proc.communicate(timeout=120)
     assert "closed" in out
     store = Store.open(url)
     document = load_sweep(store, sweep_id)
