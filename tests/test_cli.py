@@ -44,7 +44,9 @@ def test_generate_streams_text_and_prints_a_summary(
 def test_provider_failure_exits_1_with_the_reason(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = cli(monkeypatch, "generate", "scripted/echo?fail=429", "hi")
+    # retry_after=0: the provider says when to retry (now), so the two retries wait their
+    # 1 s and 2 s backoff instead of a 429's 60 s floor each (two minutes of a test's time).
+    code = cli(monkeypatch, "generate", "scripted/echo?fail=429&retry_after=0", "hi")
     assert code == 1
     assert "rate limit" in capsys.readouterr().err
 
