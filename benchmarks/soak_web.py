@@ -7,20 +7,29 @@ callback), press Run, render the cell grid, poll the live cells until the sweep 
 tick callback, as the page's interval does), and every so often open History. The models are
 instant scripted ones, so the figure is the app's own memory, not a model's.
 
-The resident set size (``VmRSS``) is sampled after every ``--every`` sweeps; the goal is that
-it stays within 20 % of its value after the first ``--warmup`` sweeps (issue 12).
+Several visitors sweep at once (``--clients``, threads, each with its own session), as on a
+shared server. The resident set size (``VmRSS``) is sampled after every ``--every`` sweeps done
+in all; the goal is that it stays within 20 % of its value after the first ``--warmup`` sweeps
+(issues 12 and 26). ``--trace`` also samples the Python heap (tracemalloc) and lists where it
+grew after the warm-up: what the server keeps per sweep, if anything.
 
-    python benchmarks/soak_web.py [--sweeps 1000] [--warmup 100] [--every 100]
+    python benchmarks/soak_web.py [--sweeps 1000] [--warmup 100] [--every 100] [--clients 8]
+    python benchmarks/soak_web.py --quick [--trace]
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import tempfile
+import threading
 import time
+import tracemalloc
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +43,10 @@ REPLACES = "cells"
 """The container whose new children replace every pattern-id component (the cell grid)."""
 GOAL = 1.20
 """RSS at the end over RSS after the warm-up."""
+FULL = {"sweeps": 1000, "warmup": 100, "every": 100, "clients": 8}
+"""The figure: 1,000 sweeps by 8 visitors at once."""
+QUICK = {"sweeps": 160, "warmup": 40, "every": 40, "clients": 4}
+"""``--quick``: a check that it runs and levels off, in well under a minute."""
 
 
 def rss_mb() -> float:
@@ -170,74 +183,151 @@ class DashClient:
         return reply
 
 
-def soak(sweeps: int, warmup: int, every: int) -> dict[str, Any]:
-    """Run ``sweeps`` sweeps through the callbacks; RSS samples along the way."""
+@dataclass
+class Soak:
+    """What the clients share: the app, its runner, the count of sweeps done and the samples
+    (taken by whichever client finishes a multiple of ``every``)."""
+
+    app: Any
+    runner: Any
+    every: int
+    trace: bool
+    done: int = 0
+    polls: int = 0
+    samples: list[tuple[int, float, float | None]] = field(default_factory=list)
+    """(sweeps done, RSS MB, Python heap MB traced by tracemalloc or None)."""
+    snapshots: dict[int, Any] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def sample(self, done: int) -> None:
+        """Record the memory now, after ``done`` sweeps (a snapshot too when tracing)."""
+        gc.collect()
+        traced = tracemalloc.get_traced_memory()[0] / 2**20 if self.trace else None
+        if self.trace:
+            self.snapshots[done] = tracemalloc.take_snapshot()
+        self.samples.append((done, rss_mb(), traced))
+
+
+def one_sweep(soak: Soak, dash: DashClient, name: str, n: int) -> int:
+    """Price, run, render and poll one sweep to its end, as the Sweep page does; the number
+    of tick polls it took."""
+    kind = list(KINDS)[n % len(KINDS)]
+    controls = {"kind__value": kind, "axis__value": "model",
+                "vary-model__value": KINDS[kind],
+                "prompt__value": f"soak sweep {name}: a small lighthouse"}  # fmt: skip
+    dash.fire("estimate.children", "prompt.value", **controls)
+    reply = dash.fire("sweep-id.data", "run.n_clicks", run__n_clicks=n, **controls)
+    sweep_id = reply.get("sweep-id", {}).get("data")
+    if not sweep_id:
+        raise RuntimeError(f"sweep {name} did not start: {reply.get('status')}")
+    dash.fire("cells.children", "sweep-id.data", **{"sweep-id__data": sweep_id})
+    live = soak.runner.get(sweep_id)
+    polls = 0
+    while True:
+        done = live is None or live.done
+        dash.fire("{\"index\":[\"ALL\"],\"type\":\"cell-badges\"}.children",
+                  "tick.n_intervals", tick__n_intervals=polls)  # fmt: skip
+        polls += 1
+        if done:
+            break
+        live.wait_done(0.05)
+    view = soak.runner.view(sweep_id)
+    if view["status"] != "done":
+        raise RuntimeError(f"sweep {name} ({kind}) ended {view['status']}: {view.get('error')}")
+    return polls
+
+
+def client(soak: Soak, index: int, sweeps: int) -> None:
+    """One visitor: its own session on the app, ``sweeps`` sweeps one after another, History
+    opened after each multiple of ``every`` sweeps done in all (when the sample is taken)."""
+    dash = DashClient(soak.app.server.test_client())
+    page = dash.fire("page.children", "url.pathname", url__pathname="/", url__search="")
+    assert page, "the Sweep page did not render"
+    for n in range(1, sweeps + 1):
+        polls = one_sweep(soak, dash, f"{index}-{n}", n)
+        with soak.lock:
+            soak.done += 1
+            soak.polls += polls
+            done = soak.done
+        if done % soak.every == 0:
+            dash.fire("page.children", "url.pathname", url__pathname="/history")
+            dash.fire("page.children", "url.pathname", url__pathname="/")
+            with soak.lock:
+                soak.sample(done)
+
+
+def soak(
+    sweeps: int, warmup: int, every: int, clients: int = 1, trace: bool = False
+) -> dict[str, Any]:
+    """Run ``sweeps`` sweeps through the callbacks, ``clients`` visitors at once; memory
+    samples along the way (and, with ``trace``, where the Python heap grew)."""
     os.environ["SWEEPBENCH_HOME"] = tempfile.mkdtemp(prefix="sweepbench-soak-")
+    if trace:
+        tracemalloc.start(1)
     from sweepbench.store import Store
     from sweepbench.web.app import create_app
 
     store = Store.open()
     app = create_app(store)
-    runner = app.server.config["sweepbench.runner"]
-    dash = DashClient(app.server.test_client())
-    samples: list[tuple[int, float]] = [(0, rss_mb())]
+    state = Soak(app, app.server.config["sweepbench.runner"], every, trace)
+    state.sample(0)
     started = time.perf_counter()
-    polls = 0
+    shares = [sweeps // clients + (1 if i < sweeps % clients else 0) for i in range(clients)]
     try:
-        page = dash.fire("page.children", "url.pathname", url__pathname="/", url__search="")
-        assert page, "the Sweep page did not render"
-        for n in range(1, sweeps + 1):
-            kind = list(KINDS)[n % len(KINDS)]
-            controls = {"kind__value": kind, "axis__value": "model",
-                        "vary-model__value": KINDS[kind],
-                        "prompt__value": f"soak sweep {n}: a small lighthouse"}  # fmt: skip
-            dash.fire("estimate.children", "prompt.value", **controls)
-            reply = dash.fire("sweep-id.data", "run.n_clicks", run__n_clicks=n, **controls)
-            sweep_id = reply.get("sweep-id", {}).get("data")
-            if not sweep_id:
-                raise RuntimeError(f"sweep {n} did not start: {reply.get('status')}")
-            dash.fire("cells.children", "sweep-id.data", **{"sweep-id__data": sweep_id})
-            live = runner.get(sweep_id)
-            while True:
-                done = live is None or live.done
-                dash.fire("{\"index\":[\"ALL\"],\"type\":\"cell-badges\"}.children",
-                          "tick.n_intervals", tick__n_intervals=polls)  # fmt: skip
-                polls += 1
-                if done:
-                    break
-                live.wait_done(0.05)
-            view = runner.view(sweep_id)
-            if view["status"] != "done":
-                raise RuntimeError(
-                    f"sweep {n} ({kind}) ended {view['status']}: {view.get('error')}"
-                )
-            if n % every == 0:
-                dash.fire("page.children", "url.pathname", url__pathname="/history")
-                dash.fire("page.children", "url.pathname", url__pathname="/")
-                samples.append((n, rss_mb()))
+        with ThreadPoolExecutor(clients) as pool:
+            for future in [pool.submit(client, state, i, k) for i, k in enumerate(shares)]:
+                future.result()
+        kept = len(state.runner.recent())  # what the runner holds at the end (bounded)
     finally:
-        runner.close()
+        app.server.config["sweepbench.context"].close()
         store.close()
     wall = time.perf_counter() - started
-    base = next(mb for k, mb in samples if k >= warmup)
-    return {"sweeps": sweeps, "wall_s": wall, "polls": polls, "samples": samples,
-            "base_mb": base, "end_mb": samples[-1][1], "ratio": samples[-1][1] / base}  # fmt: skip
+    samples = sorted(state.samples)
+    base = next(mb for k, mb, _ in samples if k >= warmup)
+    out = {"sweeps": sweeps, "clients": clients, "wall_s": wall, "polls": state.polls,
+           "samples": samples, "base_mb": base, "end_mb": samples[-1][1],
+           "ratio": samples[-1][1] / base, "kept": kept, "growth": []}  # fmt: skip
+    if trace:
+        first = next(k for k in sorted(state.snapshots) if k >= warmup)
+        last = max(state.snapshots)
+        stats = state.snapshots[last].compare_to(state.snapshots[first], "lineno")
+        out["growth"] = [(str(s.traceback[0]), s.size_diff, s.count_diff) for s in stats[:8]]
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sweeps", type=int, default=1000)
-    parser.add_argument("--warmup", type=int, default=100)
-    parser.add_argument("--every", type=int, default=100)
+    parser.add_argument("--quick", action="store_true",
+                        help=f"{QUICK['sweeps']} sweeps by {QUICK['clients']} clients, "
+                        f"sampled every {QUICK['every']} (a check, not the figure)")  # fmt: skip
+    parser.add_argument("--sweeps", type=int)
+    parser.add_argument("--warmup", type=int)
+    parser.add_argument("--every", type=int)
+    parser.add_argument("--clients", type=int, help="visitors sweeping at once (threads)")
+    parser.add_argument("--trace", action="store_true",
+                        help="tracemalloc on: the Python heap per sample and where it grew "
+                        "(RSS then includes tracemalloc's own bookkeeping)")  # fmt: skip
     args = parser.parse_args()
-    if args.warmup % args.every or args.warmup > args.sweeps:
-        parser.error("--warmup must be a multiple of --every and at most --sweeps")
-    out = soak(args.sweeps, args.warmup, args.every)
-    print(f"{out['sweeps']:,} sweeps of 2 cells (text, drawing, sculpture in turn) through "
-          f"the web callbacks in {out['wall_s']:.1f} s ({out['polls']:,} tick polls)")  # fmt: skip
-    print("RSS by sweeps done: " + ", ".join(f"{n}: {mb:.0f} MB" for n, mb in out["samples"]))
+    chosen = {**(QUICK if args.quick else FULL)}
+    chosen.update({k: v for k in FULL if (v := getattr(args, k)) is not None})
+    sweeps, warmup, every, clients = (chosen[k] for k in ("sweeps", "warmup", "every", "clients"))
+    if every < 1 or warmup % every or warmup > sweeps or clients < 1:
+        parser.error("--every ≥ 1, --warmup a multiple of --every and at most --sweeps, "
+                     "--clients ≥ 1")  # fmt: skip
+    out = soak(sweeps, warmup, every, clients, args.trace)
+    print(f"{out['sweeps']:,} sweeps of 2 cells (text, drawing, sculpture in turn) by "
+          f"{clients} client{'s' if clients != 1 else ''} through the web callbacks in "
+          f"{out['wall_s']:.1f} s ({out['polls']:,} tick polls); the runner holds "
+          f"{out['kept']} sweeps at the end")  # fmt: skip
+    print("RSS by sweeps done: " + ", ".join(f"{n}: {mb:.0f} MB" for n, mb, _ in out["samples"]))
+    if args.trace:
+        print("Python heap (tracemalloc) by sweeps done: "
+              + ", ".join(f"{n}: {py:.1f} MB" for n, _, py in out["samples"]))  # fmt: skip
+        print(f"where it grew after {warmup} sweeps (top {len(out['growth'])}):")
+        for where, size, count in out["growth"]:
+            print(f"  {size / 1024:+9.1f} KiB {count:+7,} blocks  {where}")
     verdict = "met" if out["ratio"] <= GOAL else "NOT met"
-    print(f"end / after {args.warmup} sweeps: {out['end_mb']:.0f} / {out['base_mb']:.0f} MB = "
+    print(f"end / after {warmup} sweeps: {out['end_mb']:.0f} / {out['base_mb']:.0f} MB = "
           f"{out['ratio']:.3f} (goal ≤ {GOAL:.2f}: {verdict})")  # fmt: skip
 
 
