@@ -5,6 +5,7 @@ configured shared leaderboard that Refresh does first."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -45,13 +46,26 @@ def scope_of(include_regional: bool | None) -> Scope:
     return "paper" if include_regional else "core"
 
 
-def filters_of(
-    max_price: float | None, max_size: float | None, undisclosed: bool | None
-) -> Filters:
-    """The filters from the sliders (at their top, off) and the undisclosed checkbox."""
-    price = None if max_price is None or max_price >= PRICE_OFF else Decimal(str(max_price))
-    size = None if max_size is None or max_size >= SIZE_OFF else float(max_size)
+def filters_of(max_price: object, max_size: object, undisclosed: object) -> Filters:
+    """The filters from the sliders (at their top, off) and the undisclosed checkbox. What a
+    visitor's request may send instead (nothing, an empty text, a word, a negative or
+    non-finite number) is no filter, never a failure."""
+    price_value = _slider(max_price)
+    size_value = _slider(max_size)
+    price = None if price_value is None or price_value >= PRICE_OFF else Decimal(str(price_value))
+    size = None if size_value is None or size_value >= SIZE_OFF else size_value
     return Filters(max_price=price, max_size_b=size, include_undisclosed=undisclosed is not False)
+
+
+def _slider(value: object) -> float | None:
+    """A slider's value as a finite number of 0 or more, else None (off)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) and number >= 0 else None
 
 
 @dataclass(frozen=True)

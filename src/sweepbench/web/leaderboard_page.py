@@ -350,7 +350,8 @@ def register(app: Dash, context: WebContext) -> None:
         try:
             view = board_view(
                 found, judge=board or PAPER_JUDGE, metric=metric,
-                measure=measure if measure in MEASURE_LABELS else "blended",
+                measure=measure if isinstance(measure, str) and measure in MEASURE_LABELS
+                else "blended",
                 filters=filters_of(max_price, max_size, undisclosed),
                 show_runs=show_runs is not False,
             )  # fmt: skip
