@@ -65,6 +65,27 @@ BREAKPOINT = "sm"
 log = logging.getLogger(__name__)
 
 
+def refuse_python_declarations(server: flask.Flask) -> None:
+    """Every request the server answers runs inside
+    :func:`~sweepbench.bench.sources.declared.python_declarations_refused`: no page, callback
+    or download runs a Python declaration (a run made from one on the command line is shown
+    from what the store holds)."""
+    from sweepbench.bench.sources.declared import python_declarations_refused
+
+    def enter() -> None:
+        refused = python_declarations_refused()
+        refused.__enter__()
+        flask.g.sweepbench_python_refused = refused
+
+    def leave(_error: BaseException | None) -> None:
+        refused = flask.g.pop("sweepbench_python_refused", None)
+        if refused is not None:
+            refused.__exit__(None, None, None)
+
+    server.before_request(enter)
+    server.teardown_request(leave)
+
+
 def create_app(
     store: Store,
     *,
@@ -107,6 +128,7 @@ def create_app(
 
     app.layout = shell
     server: flask.Flask = app.server
+    refuse_python_declarations(server)
     site.install(server)
     server.config["sweepbench.runner"] = runner
     server.config["sweepbench.context"] = web

@@ -19,6 +19,8 @@ import hashlib
 import importlib.util
 import sys
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -139,8 +141,30 @@ def _validated(raw: Any, shown: str) -> BenchmarkDeclaration:
         raise DataError(f"{shown}: the declaration is nested too deeply to read") from None
 
 
+_PYTHON_RUNS: ContextVar[bool] = ContextVar("sweepbench_python_declarations", default=True)
+
+
+@contextmanager
+def python_declarations_refused() -> Iterator[None]:
+    """Inside the block no Python declaration is run (a DataError says so): the web app serves
+    each request in one, so a visitor never makes the server run a module, not even an
+    operator's, by opening a run made from one (docs/benchmarks.md, "Declarations on the
+    web")."""
+    token = _PYTHON_RUNS.set(False)
+    try:
+        yield
+    finally:
+        _PYTHON_RUNS.reset(token)
+
+
 def _python_declaration(path: Path) -> Any:
-    """``BENCHMARK`` from a Python declaration module, run from its own path."""
+    """``BENCHMARK`` from a Python declaration module, run from its own path (never inside
+    :func:`python_declarations_refused`)."""
+    if not _PYTHON_RUNS.get():
+        raise DataError(
+            f"{path.name}: a Python declaration is not run here (the web app never runs one); "
+            "use the command line, where you run it yourself"
+        )
     module_name = f"_sweepbench_declared_{hashlib.sha1(str(path).encode()).hexdigest()[:12]}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
