@@ -10,6 +10,8 @@ Flask test client that sends a fixed Host header and keeps its session cookie.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +22,21 @@ from sweepbench.web.security import SIGN_IN_PATH
 
 HOST = "127.0.0.1:8050"
 UPDATE = "/_dash-update-component"
+
+
+@contextmanager
+def app_on_the_store() -> Iterator[Dash]:
+    """The web app over this test's store (its own SWEEPBENCH_HOME), closed after."""
+    from sweepbench.store import Store
+    from sweepbench.web.app import create_app
+
+    store = Store.open()
+    dash_app = create_app(store)
+    try:
+        yield dash_app
+    finally:
+        dash_app.server.config["sweepbench.context"].close()
+        store.close()
 
 
 def output_parts(spec: str) -> list[str]:

@@ -19,7 +19,7 @@ from dash import Dash, Input, Output
 
 from sweepbench.store import Store
 from sweepbench.web.app import PAGES, create_app
-from tests.web.dash_protocol import Visitor, output_parts
+from tests.web.dash_protocol import Visitor, app_on_the_store, output_parts
 
 SAFETY_NET = "could not use the values it was sent"
 NOT_OURS: tuple[str, ...] = ()
@@ -29,13 +29,8 @@ WRONG_TYPES: tuple[Any, ...] = (True, -1, {"a": 1}, [None], "x")
 
 @pytest.fixture
 def app() -> Iterator[Dash]:
-    store = Store.open()
-    dash_app = create_app(store)
-    try:
+    with app_on_the_store() as dash_app:
         yield dash_app
-    finally:
-        dash_app.server.config["sweepbench.context"].close()
-        store.close()
 
 
 def _components(tree: Any) -> Iterator[dict[str, Any]]:

@@ -12,8 +12,7 @@ from dash import Dash
 
 from sweepbench.bench.catalog import load_benchmark
 from sweepbench.errors import SweepbenchError
-from sweepbench.store import Store
-from sweepbench.web.app import create_app
+from tests.web.dash_protocol import app_on_the_store
 
 DECLARATION = """
 from pathlib import Path
@@ -25,13 +24,8 @@ BENCHMARK = {{"id": "py-bench"}}
 
 @pytest.fixture
 def app() -> Iterator[Dash]:
-    store = Store.open()
-    dash_app = create_app(store)
-    try:
+    with app_on_the_store() as dash_app:
         yield dash_app
-    finally:
-        dash_app.server.config["sweepbench.context"].close()
-        store.close()
 
 
 def test_a_request_never_runs_a_python_declaration(app: Dash, tmp_path: Path) -> None:
