@@ -59,7 +59,7 @@ def test_four_ray_workers_lose_nothing_when_one_is_killed(
     )  # fmt: skip
     thread.join()
     assert not failed, failed
-    assert code == 0, err
+    assert code == 0, (err, out)
     assert "3 more worker(s) (ray) joined run" in err
     assert killed, "no Ray worker was found to kill"
     assert "a Ray worker died" in err
