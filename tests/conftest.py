@@ -8,8 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from sweepbench.models.providers import PROVIDERS
+
+# Hypothesis fails an example that takes over 200 ms by default: a timing bound, which a loaded
+# machine crosses (test_excalidraw's random text did at load 11). No test here is about speed.
+settings.register_profile("sweepbench", deadline=None)
+settings.load_profile("sweepbench")
 
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 _real_connect = socket.socket.connect
@@ -56,3 +62,17 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for provider in ("ANTHROPIC", "OPENAI", "OPENROUTER"):
         monkeypatch.delenv(f"SWEEPBENCH_{provider}_BASE_URL", raising=False)
     return home
+
+
+RAY_MODULES = {"test_bench_ray.py", "test_bench_stop.py", "test_ray_address_unreachable.py"}
+"""Test files that start (or aim at) a local Ray cluster."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``--dist loadgroup``), the tests that start a local Ray cluster run on
+    one worker, one after another, so two clusters never share the machine."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        if item.path.name in RAY_MODULES:
+            item.add_marker(pytest.mark.xdist_group("ray"))
