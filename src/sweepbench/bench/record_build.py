@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
+from sweepbench.bench.items import base_key
 from sweepbench.bench.record import (
     _ROLES,
     FORMAT,
@@ -112,11 +113,23 @@ def _coverage(
     """Coverage of the in-scope tasks from the plan's selection and the stored answer rows."""
     benchmark = plan.benchmark
     task_of = {i.key: t.id for t in benchmark.tasks for i in t.items}
-    selected = Counter(task_of[k] for k in plan.selected_keys if k in task_of)
-    chosen = set(plan.selected_keys)
-    outcome = {r["key"]: (r["task"], r["status"]) for r in rows if r["key"] in chosen}
-    scored = Counter(task for task, status in outcome.values() if status == "scored")
-    failed = Counter(task for task, status in outcome.values() if status != "scored")
+    # coverage counts items: with --repeats an item is scored when every repeat of it is,
+    # failed when one failed, unasked otherwise
+    status_of = {r["key"]: r["status"] for r in rows}
+    repeats: dict[str, list[str | None]] = {}
+    for key in plan.selected_keys:
+        if base_key(key) in task_of:
+            repeats.setdefault(base_key(key), []).append(status_of.get(key))
+    selected: Counter[str] = Counter()
+    scored: Counter[str] = Counter()
+    failed: Counter[str] = Counter()
+    for item, statuses in repeats.items():
+        task_id = task_of[item]
+        selected[task_id] += 1
+        if all(status == "scored" for status in statuses):
+            scored[task_id] += 1
+        elif any(status is not None and status != "scored" for status in statuses):
+            failed[task_id] += 1
     in_scope = {t.id for t in benchmark.in_scope(scope)}
     tasks: dict[str, TaskCoverage] = {}
     areas: dict[str, AreaCoverage] = {}
