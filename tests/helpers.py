@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import sys
+import uuid
 
 import pytest
 import sqlalchemy as sa
 
 from sweepbench.cli import main
 from sweepbench.store import Store
+
+
+def planted_key(label: str = "planted") -> str:
+    """A key-shaped secret made when the test runs (never a key-like literal in a tracked
+    file): a provider prefix, ``label`` and 32 random hex digits."""
+    return f"sk-{label}-{uuid.uuid4().hex}"
 
 
 def cli(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:

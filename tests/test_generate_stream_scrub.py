@@ -11,10 +11,10 @@ import pytest
 
 from sweepbench.cli.generate import StreamScrubber
 from sweepbench.settings import REDACTED, scrub
-from tests.helpers import run_cli
+from tests.helpers import planted_key, run_cli
 from tests.servers import OpenAIServer
 
-KEY = "sk-planted-0123456789abcdefXYZ"
+KEY = planted_key()
 OTHER = "tok-second-key-42"
 
 

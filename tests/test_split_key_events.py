@@ -12,9 +12,10 @@ from sweepbench import CallSpec, Executor, Request
 from sweepbench.models.base import Event, ReasoningDelta, TextDelta
 from sweepbench.settings import REDACTED
 from sweepbench.store import Store
+from tests.helpers import planted_key
 from tests.servers import OpenAIServer
 
-KEY = "sk-planted-0123456789abcdefXYZ"
+KEY = planted_key()
 
 
 async def test_a_split_key_is_never_recorded_nor_shown(
