@@ -78,9 +78,9 @@ async def test_an_answer_past_what_is_left_is_stopped_at_the_limit_then_asked_ag
 async def test_a_model_that_may_reason_out_of_sight_always_holds_its_worst_case(
     tmp_path: Path, isolated_home: Path
 ) -> None:
-    # an effort-capable scripted model asked to think: its output is still all in sight, but
-    # the rule is the adapter's: the base adapter says no, scripted says yes; so check the
-    # executor asks the adapter (the floor is None when it says no)
+    # whether a call may hold less is the adapter's word (Model.streams_what_it_bills): the
+    # scripted model says yes, so its call has a floor; an adapter that says no (a model that
+    # may reason out of sight) gets none, and must hold its whole worst case
     from sweepbench.engine.executor import Executor
     from sweepbench.models.base import Request
 

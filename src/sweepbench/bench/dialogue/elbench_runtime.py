@@ -203,17 +203,3 @@ def parse_reply(text: str) -> Any:
         return bounded_json_loads(body)
     except (ValueError, RecursionError) as exc:
         raise Unreadable(f"the marked span is not JSON ({exc})") from None
-
-
-def numeric_items(value: Any) -> list[float]:
-    """Every number of the evaluation, as the bridge's ``aggregate_numeric_score`` visits it
-    (booleans 0/1, objects and lists recursed)."""
-    if isinstance(value, bool):
-        return [float(value)]
-    if isinstance(value, int | float):
-        return [float(value)]
-    if isinstance(value, Mapping):
-        return [n for v in value.values() for n in numeric_items(v)]
-    if isinstance(value, list):
-        return [n for v in value for n in numeric_items(v)]
-    return []

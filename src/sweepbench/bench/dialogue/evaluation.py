@@ -200,8 +200,9 @@ def judged_as_elbench(raw: str, scenario: Scenario) -> Evaluation | None:
     except elbench_runtime.Unreadable:
         return None
     values = value if isinstance(value, dict) else {"value": value}
-    # a non-finite number (NaN) is left out: it would make every mean and range NaN
-    numbers = [n for n in elbench_runtime.numeric_items(value) if math.isfinite(n)]
+    # as ELBench's aggregate_numeric_score visits it; a non-finite number (NaN) is left out:
+    # it would make every mean and range NaN
+    numbers = numeric_leaves(value)
     if not numbers:
         return Evaluation.unknown(raw, values)
     score = sum(numbers) / len(numbers)
