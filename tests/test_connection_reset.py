@@ -36,9 +36,9 @@ class Resetter:
             except OSError:
                 return
             conn.recv(65536)
+            self.resets += 1  # counted before the reset, so a client that saw it sees the count
             conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             conn.close()
-            self.resets += 1
 
     def close(self) -> None:
         self.sock.close()
