@@ -71,7 +71,7 @@ def json_rows(reps: int) -> list[dict[str, Any]]:
 
 
 def sculpture_rows(reps: int) -> list[dict[str, Any]]:
-    from tests.test_sculpture_hostile import PART as part
+    from tests.artifacts.test_sculpture_hostile import PART as part
 
     from sweepbench.artifacts.sculpture.kind import build
 

@@ -32,13 +32,13 @@ done
 MULTIPROCESS="tests/bench/test_bench_workers.py tests/bench/test_bench_stop.py
   tests/bench/test_bench_sweep_kill.py tests/bench/test_claims.py tests/bench/test_kill_resume.py
   tests/bench/test_run_claims.py tests/bench/test_served_model_at_scale.py
-  tests/bench/test_dialogue_run.py tests/test_ledger_processes.py tests/test_sweep_crash.py
-  tests/test_ratelimit_shared.py tests/test_ledger.py tests/test_sweep_live.py"
+  tests/bench/test_dialogue_run.py tests/money/test_ledger_processes.py tests/sweeps/test_sweep_crash.py
+  tests/engine/test_ratelimit_shared.py tests/money/test_ledger.py tests/sweeps/test_sweep_live.py"
 RAY="tests/bench/test_bench_ray.py tests/bench/test_ray_address_unreachable.py"
-POSTGRES="tests/bench/test_on_postgres.py tests/test_ledger.py tests/test_ledger_scopes.py
-  tests/test_store.py tests/test_ledger_processes.py tests/test_ratelimit_shared.py
+POSTGRES="tests/bench/test_on_postgres.py tests/money/test_ledger.py tests/money/test_ledger_scopes.py
+  tests/store/test_store.py tests/money/test_ledger_processes.py tests/engine/test_ratelimit_shared.py
   tests/bench/test_bench_ray.py"
-BROWSER="tests/web tests/leaderboard/test_chart_browser.py tests/test_cli_first_hour.py"
+BROWSER="tests/web tests/leaderboard/test_chart_browser.py tests/cli/test_cli_first_hour.py"
 
 targets=()
 for part in "${parts[@]}"; do

@@ -26,7 +26,7 @@ from sweepbench.settings import KEY_VARIABLES, key_hint, secret_values
 from sweepbench.sweeps.plan import DEFAULT_LOCAL_MODEL, default_model
 from sweepbench.web.offer import Offer, situation
 
-PACKAGE = Path(__file__).resolve().parents[1] / "src" / "sweepbench"
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "sweepbench"
 
 
 def _a_model(entry: Provider) -> str:

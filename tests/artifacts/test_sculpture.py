@@ -33,7 +33,7 @@ from sweepbench.artifacts.sculpture.manifest import ManifestError, download_name
 from sweepbench.artifacts.sculpture.mesh import tessellate
 from sweepbench.artifacts.sculpture.parser import PartsParser
 
-FIXTURES = Path(__file__).parents[1] / "src/sweepbench/artifacts/sculpture/fixtures"
+FIXTURES = Path(__file__).parents[2] / "src/sweepbench/artifacts/sculpture/fixtures"
 GOOD = ["lighthouse", "colonnade", "brazier", "cart"]
 
 

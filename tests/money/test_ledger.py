@@ -3,7 +3,7 @@ the lifetime ceiling across purges, environment overrides, several processes on 
 file, and the ``spend`` command.
 
 Tests that take the ``store`` fixture also run on PostgreSQL when ``SWEEPBENCH_TEST_POSTGRES``
-holds the URL of a throwaway database (see tests/test_store.py).
+holds the URL of a throwaway database (see tests/store/test_store.py).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
-"""One OS process of tests/test_ledger_processes.py: spends through the shared ledger like a sweep
-(admit a few calls, settle each at most at its reservation) or like a benchmark worker (lease,
-draw calls from the lease locally, settle the lease at their sum), with small random sleeps.
+"""One OS process of tests/money/test_ledger_processes.py: spends through the shared ledger like a
+sweep (admit a few calls, settle each at most at its reservation) or like a benchmark worker
+(lease, draw calls from the lease locally, settle the lease at their sum), with small random
+sleeps.
 
-Run as ``python tests/ledger_driver.py '<json settings>'``. It registers its worker, writes
+Run as ``python tests/money/ledger_driver.py '<json settings>'``. It registers its worker, writes
 ``ready-<index>``, waits for ``start``, and at the end writes ``result-<index>.json``. The victim
 writes ``holding-<index>.json`` (what it holds) once it holds money and then waits to be killed.
 The others wait for that file before the round after the victim's (so that, however the OS

@@ -19,7 +19,7 @@ from sweepbench.sweeps.plan import MAX_BUDGET
 from tests.helpers import cli, run_cli
 from tests.web.browser import TIMEOUT_MS
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 RANGE = f"a budget is 1 to {MAX_BUDGET:,} tokens"
 
 

@@ -16,7 +16,7 @@ from sweepbench.store import Store
 from sweepbench.sweeps.history import list_sweeps, load_sweep
 
 DRIVER = Path(__file__).with_name("sweep_crash_driver.py")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

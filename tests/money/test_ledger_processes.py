@@ -2,8 +2,8 @@
 settling in batches, one process killed with SIGKILL while it holds money. Afterwards nothing is
 left open, and no ceiling (daily, the run's, a role's) was ever crossed.
 
-Each process is ``tests/ledger_driver.py`` started with ``sys.executable``; the store is a SQLite
-file, and PostgreSQL too when ``SWEEPBENCH_TEST_POSTGRES`` names a throwaway database.
+Each process is ``tests/money/ledger_driver.py`` started with ``sys.executable``; the store is a
+SQLite file, and PostgreSQL too when ``SWEEPBENCH_TEST_POSTGRES`` names a throwaway database.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from sweepbench.store import Store
 from sweepbench.store.schema import spend_reservations, spend_totals
 from sweepbench.store.workers import forget_workers
 from tests.backends import BACKENDS, backend_url
-from tests.ledger_driver import CALL_USAGE
+from tests.money.ledger_driver import CALL_USAGE
 
 DRIVER = Path(__file__).with_name("ledger_driver.py")
 PROCESSES = 8

@@ -14,7 +14,7 @@ from sweepbench.sweeps.plan import build_plan
 from sweepbench.sweeps.run import Sweep, SweepEvent
 from tests.helpers import cli
 
-FIXTURES = Path(__file__).resolve().parents[1] / "src/sweepbench/artifacts/sculpture/fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "src/sweepbench/artifacts/sculpture/fixtures"
 
 SCENE = {
     "type": "excalidraw",

@@ -1,8 +1,8 @@
 """The spend ledger's scopes, leases, overruns, the interactive call window, dead workers and
 settlement inside a caller's transaction.
 
-Like tests/test_ledger.py, every test runs on SQLite and, when ``SWEEPBENCH_TEST_POSTGRES`` names
-a throwaway database, on PostgreSQL too.
+Like tests/money/test_ledger.py, every test runs on SQLite and, when ``SWEEPBENCH_TEST_POSTGRES``
+names a throwaway database, on PostgreSQL too.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from sweepbench.store.records import CallEnd, CallStart, EventRecord
 from sweepbench.store.schema import spend_reservations, workers
 from sweepbench.store.workers import forget_workers
 from tests.backends import BACKENDS, backend_url
-from tests.test_ledger import Clock, charges, ledger_for, refusal, rows
+from tests.money.test_ledger import Clock, charges, ledger_for, refusal, rows
 
 D = Decimal
 RUN = "bench-1"
