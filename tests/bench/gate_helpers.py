@@ -23,6 +23,7 @@ from sweepbench.models.scripted import gate_path
 from sweepbench.store import Store
 from sweepbench.store.schema import bench_answers, bench_claims
 from sweepbench.store.schema import workers as workers_table
+from sweepbench.store.workers import pid_alive
 
 STATE_TIMEOUT_S = 300.0
 """How long a wanted state may take to come about on a loaded machine."""
@@ -122,6 +123,8 @@ def kill_then_open(
             victim, pid = others[0]
             os.kill(pid, signal.SIGKILL)  # no finally, no release: its claims stay
             killed.append(victim)
+            # the others may go on once it is dead as they see it (it exits as the OS gets to it)
+            wait_until(lambda: not pid_alive(pid), f"worker {victim} to die")
         finally:
             open_gate(gate)
 

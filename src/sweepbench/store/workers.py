@@ -63,7 +63,21 @@ def pid_alive(pid: int) -> bool:
         return True
     except OSError:
         return False
-    return True
+    return not _exited(pid)
+
+
+def _exited(pid: int) -> bool:
+    """True when ``pid`` has exited but its parent has not reaped it yet (a zombie, state ``Z``
+    or ``X`` in ``/proc/PID/stat``): ``kill(pid, 0)`` still succeeds, yet it can settle nothing.
+    A killed Ray worker stays so until the raylet gets to it, which on a busy machine can be
+    longer than its run's other workers take to finish. Where ``/proc`` is absent: False."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            text = stat.read()
+    except OSError:
+        return False
+    state = text.rpartition(b")")[2].split(maxsplit=1)[:1]  # the name may hold ")" and spaces
+    return state in ([b"Z"], [b"X"])
 
 
 def is_dead(row: WorkerRow, now: datetime | None = None) -> bool:
