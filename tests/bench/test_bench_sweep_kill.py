@@ -2,7 +2,9 @@
 setting is answered exactly once, with exactly one cost line, and the sweep is the same one.
 
 The sweep runs in a child process (``sweepbench bench sweep`` through the real entry point) so
-that SIGKILL hits it for real: no ``finally``, no flush, no status update."""
+that SIGKILL hits it for real: no ``finally``, no flush, no status update. Its calls wait at a
+scripted gate after 200, so the kill lands while items are provably pending however loaded the
+machine; the gate is opened for the second command."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ import sqlalchemy as sa
 from sweepbench.bench.sweep_store import SweepStore
 from sweepbench.store import Store
 from sweepbench.store.schema import bench_answers, bench_spend
+from tests.bench.gate_helpers import open_gate
 from tests.bench.helpers import set_prices
 from tests.bench.sweep_helpers import guess, marked_benchmark
 from tests.helpers import run_cli
@@ -28,7 +31,8 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs SIGKILL")
 
 REPO = Path(__file__).resolve().parents[2]
 ITEMS = 600
-MODELS = [guess("0.9", ttft="0.003"), guess("0.6", ttft="0.003")]
+GATE = {"gate": "sweep-kill", "gate_after": "200"}  # the child answers 200, then waits
+MODELS = [guess("0.9", ttft="0.003", **GATE), guess("0.6", ttft="0.003", **GATE)]
 START_TIMEOUT_S = 120.0
 
 
@@ -67,7 +71,8 @@ def test_kill_9_mid_sweep_then_resume_answers_every_item_of_every_setting_once(
     with Store.open() as store:
         killed_at = _answers(store)
         [sweep] = SweepStore(store).sweeps()
-    assert 150 <= killed_at < 2 * ITEMS
+    assert 150 <= killed_at <= 200
+    open_gate(GATE["gate"])
     code, _out, err = run_cli(monkeypatch, capsys, *args)
     assert code == 0, err
     assert f"Continues sweep {sweep.id}" in err

@@ -1,5 +1,5 @@
-"""The scripted model's gate (``gate=NAME``, ``gate_after=K``): calls wait for a file, so a test
-waits for a state instead of racing the clock."""
+"""The scripted model's gate (``gate=NAME``, ``gate_after=K``, ``gate_at=T``): calls wait for a
+file, so a test waits for a state instead of racing the clock."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sweepbench import Request, UserError, collect, resolve
+from sweepbench import Request, TextDelta, UserError, collect, resolve
 from sweepbench.models import scripted
 from sweepbench.models.scripted import gate_path
 
@@ -49,6 +49,28 @@ async def test_gate_after_lets_the_first_calls_of_a_process_through(isolated_hom
     assert third.cancelled()
 
 
+async def test_gate_at_streams_the_first_tokens_then_waits(isolated_home: Path) -> None:
+    model = resolve("scripted/echo?gate=mid&gate_at=2")
+    seen: list[str] = []
+    two = asyncio.Event()
+
+    async def read() -> None:
+        async for event in model.stream(Request.simple("m", "one two three four")):
+            if isinstance(event, TextDelta):
+                seen.append(event.text)
+                if len(seen) == 2:
+                    two.set()
+
+    reading = asyncio.ensure_future(read())
+    await asyncio.wait_for(two.wait(), 120)  # the first two tokens come at once
+    await asyncio.sleep(3 * scripted.GATE_POLL_S)  # several looks at the gate: still shut
+    assert len(seen) == 2 and not reading.done()
+    gate_path("mid").parent.mkdir(parents=True)
+    gate_path("mid").touch()
+    await asyncio.wait_for(reading, 120)
+    assert "".join(seen).split() == ["one", "two", "three", "four"]
+
+
 async def test_a_gate_that_never_opens_fails_the_call(
     isolated_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -64,6 +86,7 @@ async def test_a_gate_that_never_opens_fails_the_call(
         ("scripted/echo?gate=../escape", "not a plain name"),
         ("scripted/echo?gate=/etc/passwd", "not a plain name"),
         ("scripted/echo?gate_after=3", "gate_after needs gate"),
+        ("scripted/echo?gate_at=3", "gate_at needs gate"),
         ("scripted/echo?gate=go&gate_after=-1", "out of range"),
     ],
 )

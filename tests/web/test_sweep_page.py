@@ -19,7 +19,10 @@ from tests.web.browser import RecordedPage, pick_models, serve
 pytest.importorskip("playwright.sync_api")
 
 FAST_SKETCH = ["scripted/sketch?tps=400", "scripted/sketch?tps=250"]
-SLOW_SKETCH = ["scripted/sketch?tps=60", "scripted/sketch?tps=50"]
+# Each drawing streams 200 of its ~820 tokens (about 9 elements) and then waits at a gate that
+# never opens: Stop all always lands mid-answer, however loaded the machine.
+HELD_SKETCH = ["scripted/sketch?tps=300&gate=stop&gate_at=200",
+               "scripted/sketch?tps=250&gate=stop&gate_at=200"]  # fmt: skip
 
 
 @pytest.fixture
@@ -135,7 +138,7 @@ def test_a_drawing_sweep_fills_every_cell(page: RecordedPage, base_url: str) -> 
 
 def test_stop_all_stops_every_cell_and_keeps_the_drawing(page: RecordedPage, base_url: str) -> None:
     _open(page, base_url)
-    pick_models(page, SLOW_SKETCH)
+    pick_models(page, HELD_SKETCH)
     _run(page, "a payments service")
     page.wait_for_function(
         "[...document.querySelectorAll('[data-elements]')].some(e => +e.dataset.elements >= 2)"
@@ -144,7 +147,7 @@ def test_stop_all_stops_every_cell_and_keeps_the_drawing(page: RecordedPage, bas
     page.wait_for_selector("#stop[disabled]")
     page.wait_for_function("document.querySelector('#status').innerText.startsWith('Stopped 2')")
     counts = page.eval_on_selector_all("[data-elements]", "es => es.map(e => +e.dataset.elements)")
-    assert len(counts) == 2 and all(c < 23 for c in counts) and max(counts) >= 2
+    assert len(counts) == 2 and all(c <= 10 for c in counts) and max(counts) >= 2
     badges = page.locator("[id*='cell-badges']").all_inner_texts()
     assert len(badges) == 2 and all("STOPPED" in b.upper() for b in badges)
     page.wait_for_timeout(800)

@@ -50,16 +50,18 @@ same answer, and different seeds draw independently; so do a request's repeats
 (``GenerateSettings.sample``, set by ``--repeats``). A smaller ``P`` with the same seed
 answers right on a subset of the items a larger one does (one uniform draw per item).
 
-**A gate** (``gate=NAME``, for tests that need several processes to be in a state at once,
-not a race against time): every call waits before its first token until the file
+**A gate** (``gate=NAME``, for tests that need several processes to be in a state at once, not a
+race against time): every call waits before its first token until the file
 ``$SWEEPBENCH_HOME/gates/NAME`` exists (``NAME``: letters, digits, ``.``, ``_``, ``-``), and
-fails (a bad request) if it does not appear within :data:`GATE_MAX_S`. With ``gate_after=K``
-the first ``K`` calls of each process pass without waiting. A test opens the gate once the
-store shows the state it needs — e.g. every worker of a shared run holding claims — and
+fails (a bad request) if it does not appear within :data:`GATE_MAX_S`. With ``gate_after=K`` the
+first ``K`` calls of each process pass without waiting; with ``gate_at=T`` a call streams its
+first ``T`` tokens and waits there (a stop that must land mid-answer). A test opens the gate
+once the store shows the state it needs — e.g. every worker of a shared run holding claims — and
 nothing can finish before that, however loaded the machine. The estimate ignores the wait::
 
     scripted/guess?gate=go               every call waits for $SWEEPBENCH_HOME/gates/go
     scripted/guess?gate=go&gate_after=5  each process answers 5 calls, then waits
+    scripted/sketch?gate=go&gate_at=200  every call streams 200 tokens, then waits
 """
 
 from __future__ import annotations
@@ -123,6 +125,7 @@ OPTIONS = {
     "seed",
     "gate",
     "gate_after",
+    "gate_at",
 }
 BOUNDS: dict[str, tuple[type[int] | type[float], float, float]] = {
     "words": (int, 0, 100_000),
@@ -137,6 +140,7 @@ BOUNDS: dict[str, tuple[type[int] | type[float], float, float]] = {
     "accuracy": (float, 0.0, 1.0),
     "seed": (int, 0, 2**31 - 1),
     "gate_after": (int, 0, 100_000),
+    "gate_at": (int, 0, 100_000),
 }
 """Each numeric option's type and range: a scripted model is free, so nothing else bounds what
 it may cost the machine (a ``words=300000000`` answer, a ``ttft`` holding a slot for hours)."""
@@ -387,12 +391,14 @@ class ScriptedModel(Model):
             self.text = answer_file(fixture)
         self.gate = options.get("gate")
         self.gate_after = whole("gate_after") or 0
+        self.gate_at = whole("gate_at") or 0
         if self.gate is not None and not GATE_NAME.fullmatch(self.gate):
             raise UserError(
                 f"scripted: gate={self.gate!r} is not a plain name (letters, digits, . _ -)"
             )
-        if self.gate is None and "gate_after" in options:
-            raise UserError("scripted: gate_after needs gate=NAME")
+        for needs_gate in ("gate_after", "gate_at"):
+            if self.gate is None and needs_gate in options:
+                raise UserError(f"scripted: {needs_gate} needs gate=NAME")
         if self.fail is not None and self.fail not in FAULTS:
             raise UserError(f"scripted: fail={self.fail} is not one of {sorted(FAULTS)}")
 
@@ -441,7 +447,7 @@ class ScriptedModel(Model):
         budget = self.max_tokens(request)
         input_tokens = sum(len(m.content.split()) for m in request.messages)
         usage = Usage(input_tokens=input_tokens)
-        if self.gate is not None:
+        if self.gate is not None and not self.gate_at:
             await self._pass_gate(self.gate)
         if self.ttft:
             await asyncio.sleep(self.ttft)
@@ -462,6 +468,8 @@ class ScriptedModel(Model):
         delay = 1.0 / self.tps if self.tps > 0 else 0.0
         count = reasoning = 0
         for count, event in enumerate(plan[:budget], start=1):
+            if self.gate is not None and self.gate_at and count == self.gate_at + 1:
+                await self._pass_gate(self.gate)
             if delay:
                 await asyncio.sleep(delay)
             elif count % 64 == 0:
