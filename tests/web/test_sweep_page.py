@@ -19,8 +19,8 @@ from tests.web.browser import RecordedPage, pick_models, serve
 pytest.importorskip("playwright.sync_api")
 
 FAST_SKETCH = ["scripted/sketch?tps=400", "scripted/sketch?tps=250"]
-# Each drawing streams 200 of its ~820 tokens (about 9 elements) and then waits at a gate that
-# never opens: Stop all always lands mid-answer, however loaded the machine.
+# Each drawing streams its thinking and 200 of its ~820 answer tokens (about 9 elements), then
+# waits at a gate that never opens: Stop all always lands mid-answer, however loaded the machine.
 HELD_SKETCH = ["scripted/sketch?tps=300&gate=stop&gate_at=200",
                "scripted/sketch?tps=250&gate=stop&gate_at=200"]  # fmt: skip
 

@@ -306,7 +306,7 @@ def generate(
             f"first token {ttft} · wall {result.wall_s:.2f} s[/dim]"
         )
     if result.error is not None:
-        err.print(f"[red]error:[/red] {escape(scrub(str(result.error)))}")
+        err.print(f"[red]error:[/red] {escape(scrub(str(result.error)))}", soft_wrap=True)
         raise typer.Exit(1)
     if result.stop_reason == "cancelled":
         raise typer.Exit(130)
@@ -339,20 +339,21 @@ def keys() -> None:
 
 
 def main() -> None:
-    """Console-script entry point: run the app, turning our errors into one sentence."""
+    """Console-script entry point: run the app, turning our errors into one sentence (one
+    line, soft-wrapped: a path in it is never broken by a newline Rich would insert)."""
     from sweepbench.cli.validate import check_arguments
 
     try:
         check_arguments(sys.argv[1:])  # before any command reads text it cannot keep
         app()
     except UserError as exc:
-        err.print(f"[red]error:[/red] {_sentence(exc)}")
+        err.print(f"[red]error:[/red] {_sentence(exc)}", soft_wrap=True)
         raise SystemExit(2) from None
     except ProviderError as exc:
-        err.print(f"[red]provider error:[/red] {_sentence(exc)}")
+        err.print(f"[red]provider error:[/red] {_sentence(exc)}", soft_wrap=True)
         raise SystemExit(1) from None
     except SweepbenchError as exc:
-        err.print(f"[red]error:[/red] {_sentence(exc)}")
+        err.print(f"[red]error:[/red] {_sentence(exc)}", soft_wrap=True)
         raise SystemExit(1) from None
 
 

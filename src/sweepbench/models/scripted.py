@@ -55,13 +55,14 @@ race against time): every call waits before its first token until the file
 ``$SWEEPBENCH_HOME/gates/NAME`` exists (``NAME``: letters, digits, ``.``, ``_``, ``-``), and
 fails (a bad request) if it does not appear within :data:`GATE_MAX_S`. With ``gate_after=K`` the
 first ``K`` calls of each process pass without waiting; with ``gate_at=T`` a call streams its
-first ``T`` tokens and waits there (a stop that must land mid-answer). A test opens the gate
-once the store shows the state it needs — e.g. every worker of a shared run holding claims — and
-nothing can finish before that, however loaded the machine. The estimate ignores the wait::
+reasoning and the first ``T`` tokens of its answer and waits there (a stop that must land
+mid-answer). A test opens the gate once the store shows the state it needs — e.g. every worker
+of a shared run holding claims — and nothing can finish before that, however loaded the machine.
+The estimate ignores the wait::
 
     scripted/guess?gate=go               every call waits for $SWEEPBENCH_HOME/gates/go
     scripted/guess?gate=go&gate_after=5  each process answers 5 calls, then waits
-    scripted/sketch?gate=go&gate_at=200  every call streams 200 tokens, then waits
+    scripted/sketch?gate=go&gate_at=200  every call streams 200 answer tokens, then waits
 """
 
 from __future__ import annotations
@@ -468,8 +469,9 @@ class ScriptedModel(Model):
         delay = 1.0 / self.tps if self.tps > 0 else 0.0
         count = reasoning = 0
         for count, event in enumerate(plan[:budget], start=1):
-            if self.gate is not None and self.gate_at and count == self.gate_at + 1:
-                await self._pass_gate(self.gate)
+            held_here = self.gate_at and count - reasoning == self.gate_at + 1
+            if self.gate is not None and held_here and not isinstance(event, ReasoningDelta):
+                await self._pass_gate(self.gate)  # T answer tokens are out: this one waits
             if delay:
                 await asyncio.sleep(delay)
             elif count % 64 == 0:
