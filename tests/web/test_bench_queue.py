@@ -175,3 +175,26 @@ def test_a_bad_maximum_is_warned_about_and_the_default_used(
     assert max_hosted_runs() == 3
     monkeypatch.delenv("SWEEPBENCH_MAX_HOSTED_RUNS")
     assert max_hosted_runs() == 1
+
+
+def test_a_run_admitted_but_not_yet_recorded_is_running_not_missing(isolated_home: Any) -> None:
+    """The moment between leaving the queue and the run writing its row (issue 31 §3): the
+    page's first poll must see a running run, or it stops polling a run that goes on."""
+    from sweepbench.engine.supervisor import Supervisor
+    from sweepbench.web.bench_page import _state_view
+    from sweepbench.web.bench_run_host import HostedRun
+
+    store, supervisor = Store.open(), Supervisor()
+    host = BenchRunHost(store, supervisor)
+    hosted = HostedRun("not-yet-recorded", resumed=False)
+    host._runs[hosted.run_id] = hosted  # admitted; runner.run() has not written the row yet
+    progress = host.progress(hosted.run_id)
+    assert progress is not None and progress.running and progress.scored == 0
+    _view, state, tick_off = _state_view(None, host, hosted.run_id)  # type: ignore[arg-type]
+    assert (state, tick_off) == ("running", False)
+    hosted.error = "refused: another session holds these settings"
+    hosted.done.set()  # it ended before it was recorded: its error is said, not "no run"
+    view, state, _ = _state_view(None, host, hosted.run_id)  # type: ignore[arg-type]
+    assert state == "ended" and "another session" in str(view)
+    supervisor.close()
+    store.close()

@@ -381,6 +381,8 @@ def _state_view(
     if hosted is not None and hosted.removed:
         return dmc.Alert(REMOVED, color="gray", id="bp-removed"), "removed", True
     progress = host.progress(run_id)
+    if progress is None and hosted is not None and hosted.error:  # it ended before its row
+        return dmc.Alert(hosted.error, color="red", id="bp-error"), "ended", True
     if progress is None:
         return dmc.Alert(f"No benchmark run {run_id!r}.", color="yellow"), "missing", True
     if progress.running:

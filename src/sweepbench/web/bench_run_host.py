@@ -320,11 +320,16 @@ class BenchRunHost:
             hosted.done.wait(max(deadline - time.monotonic(), 0.0))
 
     def progress(self, run_id: str) -> Progress | None:
-        """The run's progress from the store (None: no such run)."""
+        """The run's progress from the store (None: no such run). A run hosted here that has
+        left the queue but not yet written its row is running, with nothing done yet: the
+        page polls it from the moment Run is pressed and never takes it for a missing run."""
         runs = BenchStore(self.store)
         run = runs.run(run_id)
         if run is None:
-            return None
+            hosted = self.hosted(run_id)
+            if hosted is None or hosted.done.is_set():
+                return None
+            return Progress(0, 0, Decimal(0), None, running=True, resumed=hosted.resumed)
         statuses = runs.statuses(run_id)
         scored = sum(1 for s in statuses.values() if s == "scored")
         failed = sum(1 for s in statuses.values() if s == "failed")
