@@ -38,3 +38,5 @@ def test_ci_runs_the_checks_the_makefile_runs() -> None:
     ):
         assert check in ci and f"\t{check}" in make, check
     assert "mypy" in ci and "\tmypy" in make
+    pytest_command = setup_commands()[1].split(" && ", 1)[1]
+    assert f"\t{pytest_command}" in make, "make test runs the README's pytest command"
