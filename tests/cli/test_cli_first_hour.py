@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from sweepbench.axes.cells import MAX_BUDGET
 from sweepbench.errors import UserError
-from sweepbench.sweeps.plan import MAX_BUDGET
 from tests.helpers import cli, run_cli
 from tests.web.browser import TIMEOUT_MS
 

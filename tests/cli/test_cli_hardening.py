@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from sweepbench.axes.cells import MAX_BUDGET
 from sweepbench.cli.validate import bind_error, check_arguments, check_port
 from sweepbench.errors import UserError
 from sweepbench.money.ceilings import MAX_USD, Ceilings, parse_usd_amount
 from sweepbench.settings import home, utf8_problem
-from sweepbench.sweeps.plan import MAX_BUDGET, build_plan
+from sweepbench.sweeps.plan import build_plan
 from tests.helpers import run_cli
 
 NOT_UTF8 = os.fsdecode(b"hi \xff")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from sweepbench.axes.cells import clamp_budget, coerce_budget
 from sweepbench.models import model_info
-from sweepbench.sweeps.plan import build_plan, clamp_budget, coerce_budget
+from sweepbench.sweeps.plan import build_plan
 
 
 @pytest.mark.parametrize(

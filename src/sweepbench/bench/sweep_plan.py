@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from decimal import ROUND_DOWN, Decimal
 
+from sweepbench.axes import AXES
+from sweepbench.axes.cells import Held, Refusal, axis_cells
 from sweepbench.bench.defaults import DEFAULT_ANSWER_TOKENS
 from sweepbench.bench.items import Benchmark
 from sweepbench.bench.plan import Limits, RoleCost, sum_estimates
@@ -43,8 +45,6 @@ from sweepbench.errors import UserError
 from sweepbench.money.ledger import Ledger
 from sweepbench.roles import BENCH_ROLES, label
 from sweepbench.store import Store
-from sweepbench.sweeps.axes import AXES
-from sweepbench.sweeps.plan import Held, Refusal, axis_cells
 
 MAX_SETTINGS = 10
 """The most settings one benchmark sweep runs (the first ten values; a note says so)."""

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from sweepbench.axes import AXIS_WORDS
 from sweepbench.bench.plan import role_word
 from sweepbench.bench.results import format_money
 from sweepbench.bench.sweep_plan import BenchSweepPlan
-from sweepbench.sweeps.axes import AXIS_WORDS
 
 
 def _money_range(low: Decimal | None, high: Decimal | None) -> str:

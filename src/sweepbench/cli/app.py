@@ -222,8 +222,8 @@ def generate(
     check_prompt(prompt)
     budget: int | None = None
     if max_tokens is not None:
+        from sweepbench.axes.cells import clamp_budget
         from sweepbench.models.registry import model_info
-        from sweepbench.sweeps.plan import clamp_budget
 
         budget, note = clamp_budget(read_budget(max_tokens), model_info(model))
         if note and not as_json:

@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from sweepbench.bench.sweep_plan import BenchSweepPlan
     from sweepbench.bench.sweep_run import BenchSweepRunner, SweepOutcome
     from sweepbench.store import Store
-from sweepbench.sweeps.axes import AXES
+from sweepbench.axes import AXES
 
 text_out = Console(markup=False, highlight=False)
 """Standard output: labels and verdicts name models and values the user typed (text only)."""

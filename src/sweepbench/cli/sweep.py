@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from sweepbench.axes import AXES, AXIS_WORDS
 from sweepbench.cli.validate import check_prompt, read_budget
 from sweepbench.engine.signals import stop_on_signals
 from sweepbench.errors import BudgetExceeded, UserError
@@ -25,7 +26,6 @@ from sweepbench.money.ceilings import parse_usd_amount
 from sweepbench.money.ledger import Ledger
 from sweepbench.money.prices import format_usd
 from sweepbench.store import Store
-from sweepbench.sweeps.axes import AXES, AXIS_WORDS
 from sweepbench.sweeps.history import (
     SweepSummary,
     list_sweeps,

@@ -30,7 +30,7 @@ def read_budget(raw: str) -> int:
     no number, or one outside 1 to ``MAX_BUDGET`` tokens, is a UserError naming the value.
     (Lowering a budget to a model's own limit, with a note, is
     :func:`sweepbench.sweeps.plan.clamp_budget`.)"""
-    from sweepbench.sweeps.plan import MAX_BUDGET, budget_in_range, coerce_budget
+    from sweepbench.axes.cells import MAX_BUDGET, budget_in_range, coerce_budget
 
     shown = raw.strip()
     budget = coerce_budget(raw)

@@ -29,7 +29,8 @@ from sweepbench.errors import UserError
 from sweepbench.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from sweepbench.sweeps.plan import Cell, Plan, build_plan, coerce_budget
+    from sweepbench.axes.cells import Cell, coerce_budget
+    from sweepbench.sweeps.plan import Plan, build_plan
     from sweepbench.sweeps.pricing import SweepEstimate, estimate_plan
     from sweepbench.sweeps.results import Sample, SweepEvent, SweepResult
     from sweepbench.sweeps.run import Sweep
@@ -37,17 +38,17 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     "SweepEstimate": "sweepbench.sweeps.pricing",
     "estimate_plan": "sweepbench.sweeps.pricing",
-    "Cell": "sweepbench.sweeps.plan",
+    "Cell": "sweepbench.axes.cells",
     "Plan": "sweepbench.sweeps.plan",
     "build_plan": "sweepbench.sweeps.plan",
-    "coerce_budget": "sweepbench.sweeps.plan",
+    "coerce_budget": "sweepbench.axes.cells",
     "Sample": "sweepbench.sweeps.results",
     "SweepEvent": "sweepbench.sweeps.results",
     "SweepResult": "sweepbench.sweeps.results",
     "Sweep": "sweepbench.sweeps.run",
 }
-"""Imported on first use (PEP 562): importing a small module of this package (``axes``) does
-not load the planner, the store and the engine."""
+"""Imported on first use (PEP 562): importing a small module of this package does not load the
+planner, the store and the engine."""
 
 __all__ = [
     "Cell",

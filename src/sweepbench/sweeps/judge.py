@@ -33,7 +33,7 @@ from sweepbench.money.estimate import UTILISATION, CallEstimate
 from sweepbench.money.prices import MILLION, price_for
 
 if TYPE_CHECKING:
-    from sweepbench.sweeps.plan import Cell
+    from sweepbench.axes.cells import Cell
     from sweepbench.sweeps.results import SweepResult
 
 ANSWER_BYTES_PER_TOKEN = 8

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from sweepbench.axes import AXIS_WORDS
+from sweepbench.axes.cells import Cell
 from sweepbench.models.base import Request
 from sweepbench.models.catalog import ModelInfo
 from sweepbench.models.providers import provider
@@ -15,8 +17,7 @@ from sweepbench.money.estimate import UTILISATION, CallEstimate, estimate_call
 from sweepbench.money.prices import format_usd
 from sweepbench.settings import KEY_VARIABLES, provider_key
 from sweepbench.store import Store
-from sweepbench.sweeps.axes import AXIS_WORDS
-from sweepbench.sweeps.plan import Cell, Plan
+from sweepbench.sweeps.plan import Plan
 from sweepbench.sweeps.timing import (
     Pace,
     approximately,

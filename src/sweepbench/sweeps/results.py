@@ -12,8 +12,9 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal
 
 from sweepbench.artifacts import ArtifactOutcome
+from sweepbench.axes.cells import Cell
 from sweepbench.models.base import Event, Result
-from sweepbench.sweeps.plan import Cell, Plan
+from sweepbench.sweeps.plan import Plan
 from sweepbench.sweeps.pricing import SweepEstimate
 
 if TYPE_CHECKING:

@@ -11,6 +11,7 @@ from typing import Any
 import dash_mantine_components as dmc
 from dash import Input, State, html
 
+from sweepbench.axes import AXES, AXIS_WORDS
 from sweepbench.bench.catalog import PRESETS
 from sweepbench.bench.defaults import DEFAULT_ANSWER_TOKENS, DEFAULT_CONCURRENCY, MAX_REPEATS
 from sweepbench.bench.request import MAX_CONCURRENCY, BenchRequest
@@ -20,7 +21,6 @@ from sweepbench.errors import UserError
 from sweepbench.models.catalog import EFFORT_LEVELS
 from sweepbench.settings import scrub
 from sweepbench.store import Store
-from sweepbench.sweeps.axes import AXES, AXIS_WORDS
 from sweepbench.sweeps.plan import default_model
 from sweepbench.web.defaults import AXIS_LABELS
 from sweepbench.web.offer import BUILT_IN_BENCHMARKS, BenchmarkOffer, offered_models

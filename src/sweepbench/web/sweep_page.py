@@ -16,12 +16,13 @@ from dash import ALL, Dash, Input, Output, State, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from sweepbench.artifacts import artifact_kind
+from sweepbench.axes.cells import Refusal, coerce_budget
 from sweepbench.errors import SweepbenchError
 from sweepbench.models.catalog import EFFORT_LEVELS, ModelInfo
 from sweepbench.models.registry import model_info
 from sweepbench.sweeps.history import SweepSettings, sweep_settings
 from sweepbench.sweeps.live import SweepRunner
-from sweepbench.sweeps.plan import Plan, Refusal, build_plan, coerce_budget
+from sweepbench.sweeps.plan import Plan, build_plan
 from sweepbench.sweeps.pricing import estimate_plan
 from sweepbench.web.cell_cards import cell_grid, tick_outputs
 from sweepbench.web.defaults import (
