@@ -3,7 +3,7 @@
 One pass/fail sample per item over 5 tasks (accuracies 0.90 down to 0.63), every setting
 priced. Compares, in the same script run (this machine is shared and noisy, so ratios matter):
 
-- **baseline**: one plain ``sweepbench.bench.bootstrap.resample_means`` of 3,000 distinct
+- **baseline**: one plain ``sweepbench.stats.bootstrap.resample_means`` of 3,000 distinct
   values × 10,000 resamples (its index-matrix draw: one unstratified range), and one
   numpy matmul of a 10,000 × 3,000 float matrix by a 3,000 × 19 one (the products the
   comparison takes);
@@ -24,8 +24,8 @@ from decimal import Decimal
 
 import numpy as np
 
-from sweepbench.bench.bootstrap import resample_means
 from sweepbench.bench.sweep_compare import ItemSamples, SettingScores, compare_settings
+from sweepbench.stats.bootstrap import resample_means
 
 GOAL = "goal: compare < 1 s on a 2-core machine"
 

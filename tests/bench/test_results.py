@@ -12,12 +12,6 @@ from typing import Any, Literal
 import numpy as np
 import pytest
 
-from sweepbench.bench.bootstrap import (
-    MAX_CELLS,
-    chunk_rows,
-    percentile_interval,
-    resample_means,
-)
 from sweepbench.bench.items import Area, Benchmark, Item, Task, TaskScore
 from sweepbench.bench.results import (
     CSV_COLUMNS,
@@ -32,6 +26,12 @@ from sweepbench.bench.results import (
     summarise,
     summary_csv,
     weighted_area_score,
+)
+from sweepbench.stats.bootstrap import (
+    MAX_CELLS,
+    chunk_rows,
+    percentile_interval,
+    resample_means,
 )
 
 # ---------------------------------------------------------------- builders

@@ -16,9 +16,10 @@ from sweepbench.bench.sweep_compare import (
     SettingScores,
     compare_settings,
 )
-from sweepbench.bench.sweep_stats import holm, verdict
+from sweepbench.bench.sweep_stats import verdict
 from sweepbench.errors import UserError
-from sweepbench.leaderboard.paired import ItemValue, paired_difference
+from sweepbench.stats.paired import ItemValue, paired_difference
+from sweepbench.stats.significance import holm
 
 
 def pass_fail(

@@ -8,14 +8,14 @@ import math
 import numpy as np
 import pytest
 
-from sweepbench.bench.sweep_stats import (
+from sweepbench.bench.sweep_stats import verdict
+from sweepbench.stats.significance import (
     holm,
     min_detectable_difference,
     paired_permutation_p,
     pass_at_k,
     pass_hat_k,
     signed_rank_counts,
-    verdict,
     wilcoxon_signed_rank,
 )
 

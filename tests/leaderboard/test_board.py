@@ -20,9 +20,9 @@ from sweepbench.leaderboard.board import (
     price_of,
     takeaway,
 )
-from sweepbench.leaderboard.frontier import Point, frontier
 from sweepbench.leaderboard.published import PAPER_JUDGE
 from sweepbench.leaderboard.rows import BoardRow, MetricScore, RowPrice, run_row
+from sweepbench.stats.frontier import Point, frontier
 
 GOLDEN = Path(__file__).resolve().parents[1] / "bench/golden/run_record_v1.json"
 CATALOGUE = Catalogue(

@@ -15,10 +15,10 @@ import pytest
 from sweepbench.bench.sources.declared import load_declared
 from sweepbench.bench.storage import BenchStore
 from sweepbench.leaderboard.board import Catalogue, CatalogueTask, build_board, takeaway
-from sweepbench.leaderboard.paired import ItemValue, item_values, paired_difference
 from sweepbench.leaderboard.rows import OVERALL
 from sweepbench.leaderboard.sources import stored_run_rows
 from sweepbench.settings import home
+from sweepbench.stats.paired import ItemValue, item_values, paired_difference
 from sweepbench.store import Store
 from tests.bench.helpers import set_prices
 from tests.bench.test_declared import declare, numeric_task, write_jsonl

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from sweepbench.errors import UserError
-from sweepbench.leaderboard.paired import (
+from sweepbench.stats.paired import (
     ItemValue,
     format_p,
     item_values,

@@ -6,8 +6,8 @@ from __future__ import annotations
 from sweepbench.bench.scoring.option_set import PARTIAL_CREDIT
 from sweepbench.bench.scoring.versions import DEFAULT_SCORING_VERSION, SCORING_VERSIONS
 from sweepbench.bench.sources.elbench_registry import load_registry
-from sweepbench.leaderboard.paired import RESAMPLES
 from sweepbench.leaderboard.published import TEACHING_PROVENANCE
+from sweepbench.stats.paired import RESAMPLES
 from tests.web.browser import RecordedPage
 from tests.web.conftest import Served
 

@@ -28,7 +28,6 @@ from typing import Literal
 
 import numpy as np
 
-from sweepbench.bench.bootstrap import FloatArray, percentile_interval, resample_means
 from sweepbench.bench.items import Area, Benchmark, Scope, Task
 from sweepbench.bench.results_shapes import (
     AreaResult,
@@ -57,6 +56,7 @@ from sweepbench.bench.results_text import (
     scores_line,
     teaching_note,
 )
+from sweepbench.stats.bootstrap import FloatArray, percentile_interval, resample_means
 
 __all__ = [
     "CSV_COLUMNS",

@@ -21,7 +21,7 @@ scored:
 The bootstrap is vectorised: the per-item means form an items × settings matrix, one
 stratified resample-count matrix is drawn over the items (tasks in sorted order, items in
 key order, one ``np.random.default_rng(seed)``, in chunks of at most
-:data:`~sweepbench.bench.bootstrap.MAX_CELLS` cells), and every resampled mean and paired
+:data:`~sweepbench.stats.bootstrap.MAX_CELLS` cells), and every resampled mean and paired
 difference is a matrix product ``counts @ values``. Settings that scored the same items (the
 usual case) share one draw; other item sets get their own draws from the same generator, in
 a fixed order, so a seed reproduces every figure exactly.
@@ -39,19 +39,19 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from sweepbench.bench.bootstrap import FloatArray, chunk_rows, percentile_interval
-from sweepbench.bench.sweep_stats import (
+from sweepbench.bench.sweep_stats import verdict
+from sweepbench.errors import UserError
+from sweepbench.stats.bootstrap import FloatArray, chunk_rows, percentile_interval
+from sweepbench.stats.frontier import Point, frontier
+from sweepbench.stats.paired import ALPHA, RESAMPLES, SEED, mcnemar_exact
+from sweepbench.stats.significance import (
     fewest_items,
     holm,
     min_detectable_difference,
     pass_at_k,
     pass_hat_k,
-    verdict,
     wilcoxon_signed_rank,
 )
-from sweepbench.errors import UserError
-from sweepbench.leaderboard.frontier import Point, frontier
-from sweepbench.leaderboard.paired import ALPHA, RESAMPLES, SEED, mcnemar_exact
 
 __all__ = [
     "MCNEMAR",

@@ -33,10 +33,10 @@ from sweepbench.bench.sweep_compare import (
 from sweepbench.bench.sweep_stats import signed_points
 from sweepbench.bench.sweep_store import SweepRow, SweepStore
 from sweepbench.errors import UserError
-from sweepbench.leaderboard.paired import RESAMPLES, SEED
 from sweepbench.models.registry import model_info
 from sweepbench.money.prices import price_for
 from sweepbench.settings import scrub, secret_values
+from sweepbench.stats.paired import RESAMPLES, SEED
 from sweepbench.store import Store
 
 if TYPE_CHECKING:

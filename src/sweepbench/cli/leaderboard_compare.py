@@ -15,8 +15,8 @@ from sweepbench.bench.record import load_record
 from sweepbench.bench.storage import BenchStore
 from sweepbench.errors import UserError
 from sweepbench.leaderboard.compare import Comparison, Entry, Layout, View, compare
-from sweepbench.leaderboard.paired import PairedResult, item_values, paired_difference
 from sweepbench.leaderboard.rows import Scope
+from sweepbench.stats.paired import PairedResult, item_values, paired_difference
 from sweepbench.store import Store
 
 RUN_PREFIX = "run:"

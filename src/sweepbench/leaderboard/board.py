@@ -11,9 +11,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from sweepbench.leaderboard.frontier import Point, frontier
 from sweepbench.leaderboard.published import PAPER_JUDGE, TEACHING_PROVENANCE
 from sweepbench.leaderboard.rows import OVERALL, TASK_PREFIX, BoardRow, MetricScore, Scope
+from sweepbench.stats.frontier import Point, frontier
 
 PriceMeasure = Literal["blended", "input", "output", "measured"]
 MEASURE_LABELS: dict[PriceMeasure, str] = {

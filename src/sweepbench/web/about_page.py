@@ -19,8 +19,8 @@ from sweepbench.bench.sources.elbench_registry import Registry, load_registry
 from sweepbench.bench.sweep_plan import MAX_SETTINGS
 from sweepbench.errors import SweepbenchError
 from sweepbench.leaderboard.board import MEASURE_LABELS, OVERLAP
-from sweepbench.leaderboard.paired import ALPHA, RESAMPLES, SEED
 from sweepbench.leaderboard.published import PER_TASK_REVISION, TEACHING_PROVENANCE
+from sweepbench.stats.paired import ALPHA, RESAMPLES, SEED
 from sweepbench.web.context import WebContext
 
 PAPER = "https://arxiv.org/abs/2608.09548"

@@ -20,7 +20,6 @@ from sweepbench.leaderboard.bundle import is_url
 from sweepbench.leaderboard.bundle import pull as pull_bundles
 from sweepbench.leaderboard.catalogue import elbench_catalogue, published_questions
 from sweepbench.leaderboard.compare import Comparison, Entry, Layout, View, compare
-from sweepbench.leaderboard.paired import PairedResult, item_values, paired_difference
 from sweepbench.leaderboard.published import PublishedSnapshot, load_published
 from sweepbench.leaderboard.rows import OVERALL, REVISION_MARK, BoardRow, Scope
 from sweepbench.leaderboard.sources import (
@@ -30,6 +29,7 @@ from sweepbench.leaderboard.sources import (
     stored_run_rows,
 )
 from sweepbench.settings import scrub, shared_place
+from sweepbench.stats.paired import PairedResult, item_values, paired_difference
 from sweepbench.store import Store
 
 PRICE_OFF = 30.0

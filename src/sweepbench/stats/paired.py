@@ -7,7 +7,7 @@ differences is the difference of the two runs' scores on the shared items, in po
 
 * **Range**: a paired bootstrap: the per-item differences are resampled with replacement
   within each task (tasks in sorted order, one generator seeded ``seed``, as the runs' own
-  ranges are made by :mod:`sweepbench.bench.bootstrap`), the count-weighted mean over tasks
+  ranges are made by :mod:`sweepbench.stats.bootstrap`), the count-weighted mean over tasks
   is taken, and the 2.5th/97.5th percentiles give the 95% range.
 * **McNemar**: the exact test on the pass verdicts: ``b`` items pass in A and fail in B,
   ``c`` fail in A and pass in B; p is the two-sided exact binomial probability of
@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from sweepbench.bench.bootstrap import FloatArray, percentile_interval, resample_means
 from sweepbench.errors import UserError
+from sweepbench.stats.bootstrap import FloatArray, percentile_interval, resample_means
 
 RESAMPLES = 10_000
 """Resamples behind the paired 95% range (as the runs' own ranges)."""
