@@ -51,7 +51,6 @@ from sweepbench.cli.bench_options import (
     build_request,
     confirm_spending,
     err,
-    plan_json,
     print_estimate,
     refuse,
 )
@@ -59,6 +58,7 @@ from sweepbench.cli.bench_show import show_run
 
 if TYPE_CHECKING:
     from sweepbench.bench.request import BenchRequest
+    from sweepbench.bench.resume import PreparedRun
     from sweepbench.bench.run import BenchRunner
     from sweepbench.bench.run import Progress as RunProgress
     from sweepbench.store import Store
@@ -102,7 +102,7 @@ def estimate_command(
     with Store.open() as store:
         prepared = prepare(request, store, benchmark=benchmark)
     if as_json:
-        typer.echo(json.dumps(plan_json(prepared), indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(_plan_json(prepared), indent=2, ensure_ascii=False))
     else:
         print_estimate(prepared)
     if not prepared.plan.ok:
@@ -215,7 +215,7 @@ def run_command(
             print_estimate(prepared)
         if decision.refused:
             if as_json and not plan.ok:
-                typer.echo(json.dumps(plan_json(prepared), indent=2, ensure_ascii=False))
+                typer.echo(json.dumps(_plan_json(prepared), indent=2, ensure_ascii=False))
             refuse(decision, {*plan.errors, *plan.blocked, *plan.limit_problems})  # listed already
         if decision.nothing_left:
             err.print("Nothing left to run: every selected item is already scored.")
@@ -391,3 +391,10 @@ class SharedProgress:
         shown = dataclasses.replace(own, scored=scored, failed=done - scored,
                                     spent=max(spent, own.spent))  # fmt: skip
         self._update(shown)
+
+
+def _plan_json(prepared: PreparedRun) -> dict[str, Any]:
+    """The plan ``--json`` prints (imported when asked: ``--help`` loads no store)."""
+    from sweepbench.bench.plan_json import plan_json
+
+    return plan_json(prepared)

@@ -212,7 +212,7 @@ def _refusal(reasons: list[str] | tuple[str, ...]) -> Any:
 
 def estimate_view(prepared: PreparedRun) -> Any:
     """The estimate's lines (``estimate_lines``, web wording) and the Technical details."""
-    from sweepbench.cli.bench_options import plan_json  # the same plan ``--json`` prints
+    from sweepbench.bench.plan_json import plan_json
 
     details = plan_json(prepared)
     details.pop("text", None)
