@@ -326,6 +326,49 @@ def test_no_import_cycles_among_artifact_modules() -> None:
     assert cycles(graph, {"top", "deferred"}, within="sweepbench.artifacts") == []
 
 
+def package_graph(graph: Graph, root: str = "sweepbench") -> Graph:
+    """The module graph folded into the root's subpackages (and top-level modules): an
+    import from ``root.a.x`` of ``root.b.y`` is an arrow from ``root.a`` to ``root.b``."""
+
+    def top(name: str) -> str:
+        return ".".join(name.split(".")[:2])
+
+    folded: Graph = {}
+    for source, targets in graph.items():
+        if source == root:
+            continue  # the root's lazy exports name every layer (PEP 562, nothing loaded)
+        for target, seen in targets.items():
+            a, b = top(source), top(target)
+            if a != b and b != root:
+                for kind, line in seen.items():
+                    folded.setdefault(a, {}).setdefault(b, {}).setdefault(kind, line)
+        folded.setdefault(top(source), {})
+    return folded
+
+
+def test_the_packages_import_one_way() -> None:
+    """No import cycle between sweepbench's packages (issue 28 §2), whatever kind of import
+    closes it — inside a function or for type checking only included: the layers point one
+    way (stats and axes below the runs; bench below sweeps and the leaderboard; the
+    surfaces on top)."""
+    packages = package_graph(import_graph())
+    assert "sweepbench.stats" in packages and packages["sweepbench.bench"]
+    found = cycles(packages, {"top", "deferred", "typing"})
+    assert found == [], "\n".join(describe(packages, cycle) for cycle in found)
+
+
+def test_package_graph_folds_modules_into_packages(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    for sub in ("low", "high"):
+        (package / sub).mkdir(parents=True)
+        (package / sub / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    (package / "low" / "x.py").write_text("def f():\n    from pkg.high.y import z\n")
+    (package / "high" / "y.py").write_text("from pkg.low import x\n")
+    packages = package_graph(import_graph(modules(package, "pkg")), "pkg")
+    assert cycles(packages, {"top", "deferred"}) == [["pkg.high", "pkg.low", "pkg.high"]]
+
+
 def test_cycle_checker_sees_a_deferred_cycle(tmp_path: Path) -> None:
     package = tmp_path / "pkg"
     package.mkdir()
