@@ -24,7 +24,7 @@ from decimal import Decimal
 
 import numpy as np
 
-from sweepbench.bench.sweep_compare import ItemSamples, SettingScores, compare_settings
+from sweepbench.bench.sweeps.compare import ItemSamples, SettingScores, compare_settings
 from sweepbench.stats.bootstrap import resample_means
 
 GOAL = "goal: compare < 1 s on a 2-core machine"

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from sweepbench.bench.sweep_api import abench_sweep, bench_sweep
-    from sweepbench.bench.sweep_result import BenchSweepResult
+    from sweepbench.bench.sweeps.api import abench_sweep, bench_sweep
+    from sweepbench.bench.sweeps.result import BenchSweepResult
     from sweepbench.engine import Call, CallSpec, Executor
     from sweepbench.errors import (
         BudgetExceeded,
@@ -58,9 +58,9 @@ if TYPE_CHECKING:
 
 _EXPORTS: dict[str, str] = {
     # public name → the module it is imported from on first use
-    "BenchSweepResult": "sweepbench.bench.sweep_result",
-    "abench_sweep": "sweepbench.bench.sweep_api",
-    "bench_sweep": "sweepbench.bench.sweep_api",
+    "BenchSweepResult": "sweepbench.bench.sweeps.result",
+    "abench_sweep": "sweepbench.bench.sweeps.api",
+    "bench_sweep": "sweepbench.bench.sweeps.api",
     "Call": "sweepbench.engine",
     "CallSpec": "sweepbench.engine",
     "Executor": "sweepbench.engine",

@@ -20,7 +20,7 @@ import pytest
 import sqlalchemy as sa
 
 from sweepbench.bench.storage import STOP_REQUEST, BenchStore, RunRow, stop_reason
-from sweepbench.bench.sweep_store import SweepRow, SweepSettingRow, SweepStore
+from sweepbench.bench.sweeps.store import SweepRow, SweepSettingRow, SweepStore
 from sweepbench.engine.supervisor import Supervisor
 from sweepbench.store import Store
 from sweepbench.store.schema import bench_answers, bench_claims

@@ -15,9 +15,9 @@ import sweepbench
 from sweepbench.bench.items import SAMPLE_MARK, base_key
 from sweepbench.bench.request import BenchRequest
 from sweepbench.bench.storage import BenchStore
-from sweepbench.bench.sweep_plan import divide, plan_bench_sweep, sweep_start_check
-from sweepbench.bench.sweep_run import BenchSweepRunner
-from sweepbench.bench.sweep_store import SweepStore
+from sweepbench.bench.sweeps.plan import divide, plan_bench_sweep, sweep_start_check
+from sweepbench.bench.sweeps.run import BenchSweepRunner
+from sweepbench.bench.sweeps.store import SweepStore
 from sweepbench.errors import UserError
 from sweepbench.store import Store
 from sweepbench.store.schema import bench_answers, bench_runs

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from sweepbench.bench.sweep_store import SweepStore
+from sweepbench.bench.sweeps.store import SweepStore
 from sweepbench.store import Store
 from sweepbench.store.schema import bench_answers, bench_spend
 from tests.bench.gate_helpers import open_gate

@@ -14,7 +14,7 @@ import pytest
 
 from sweepbench.bench.catalog import load_benchmark
 from sweepbench.bench.request import BenchRequest, prepare, start_check
-from sweepbench.bench.sweep_plan import plan_bench_sweep, sweep_start_check
+from sweepbench.bench.sweeps.plan import plan_bench_sweep, sweep_start_check
 from sweepbench.money.ledger import Ledger
 from sweepbench.store import Store
 from tests.bench.helpers import set_prices

@@ -9,14 +9,14 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
-from sweepbench.bench.sweep_compare import (
+from sweepbench.bench.sweeps.compare import (
     MCNEMAR,
     WILCOXON,
     ItemSamples,
     SettingScores,
     compare_settings,
 )
-from sweepbench.bench.sweep_stats import verdict
+from sweepbench.bench.sweeps.verdict import verdict
 from sweepbench.errors import UserError
 from sweepbench.stats.paired import ItemValue, paired_difference
 from sweepbench.stats.significance import holm

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from sweepbench.bench.sweep_stats import verdict
+from sweepbench.bench.sweeps.verdict import verdict
 from sweepbench.stats.significance import (
     holm,
     min_detectable_difference,

@@ -11,8 +11,8 @@ import sqlalchemy as sa
 
 from sweepbench.bench.request import BenchRequest
 from sweepbench.bench.storage import BenchStore
-from sweepbench.bench.sweep_plan import plan_bench_sweep
-from sweepbench.bench.sweep_run import BenchSweepRunner
+from sweepbench.bench.sweeps.plan import plan_bench_sweep
+from sweepbench.bench.sweeps.run import BenchSweepRunner
 from sweepbench.store import Store
 from sweepbench.store.schema import bench_answers
 from sweepbench.web.app import create_app

@@ -19,10 +19,10 @@ import flask
 import pytest
 
 from sweepbench.bench.request import BenchRequest
-from sweepbench.bench.sweep_plan import plan_bench_sweep
-from sweepbench.bench.sweep_result import breakdown_rows, load_sweep
-from sweepbench.bench.sweep_run import BenchSweepRunner
-from sweepbench.bench.sweep_store import SweepStore
+from sweepbench.bench.sweeps.plan import plan_bench_sweep
+from sweepbench.bench.sweeps.result import breakdown_rows, load_sweep
+from sweepbench.bench.sweeps.run import BenchSweepRunner
+from sweepbench.bench.sweeps.store import SweepStore
 from sweepbench.engine.supervisor import Supervisor
 from sweepbench.store import Store
 from sweepbench.sweeps.live import SweepRunner

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from sweepbench.bench.request import BenchRequest
-from sweepbench.bench.sweep_plan import plan_bench_sweep
-from sweepbench.bench.sweep_run import BenchSweepRunner
+from sweepbench.bench.sweeps.plan import plan_bench_sweep
+from sweepbench.bench.sweeps.run import BenchSweepRunner
 from sweepbench.store import Store
 from sweepbench.web import bench_run_host, bench_sweep_live
 from sweepbench.web.bench_page import start_from_page

@@ -123,7 +123,7 @@ def sweep_stop_command(
 ) -> None:
     """Stop every setting's run of a running benchmark sweep, wherever it runs."""
     from sweepbench.bench.storage import BenchStore
-    from sweepbench.bench.sweep_run import request_sweep_stop
+    from sweepbench.bench.sweeps.run import request_sweep_stop
     from sweepbench.store import Store
 
     with Store.open() as store:

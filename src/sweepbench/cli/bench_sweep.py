@@ -58,8 +58,8 @@ from sweepbench.cli.bench_options import (
 
 if TYPE_CHECKING:
     from sweepbench.bench.run import Progress as RunProgress
-    from sweepbench.bench.sweep_plan import BenchSweepPlan
-    from sweepbench.bench.sweep_run import BenchSweepRunner, SweepOutcome
+    from sweepbench.bench.sweeps.plan import BenchSweepPlan
+    from sweepbench.bench.sweeps.run import BenchSweepRunner, SweepOutcome
     from sweepbench.store import Store
 from sweepbench.axes import AXES
 
@@ -127,9 +127,9 @@ def sweep_command(
     command again continues them. Exit codes: 0 finished; 1 paused, stopped or finished with
     errors; 2 refused."""
     from sweepbench.bench.request import load
-    from sweepbench.bench.sweep_plan import plan_bench_sweep, sweep_start_check
-    from sweepbench.bench.sweep_run import BenchSweepRunner
-    from sweepbench.bench.sweep_wording import sweep_estimate_lines
+    from sweepbench.bench.sweeps.plan import plan_bench_sweep, sweep_start_check
+    from sweepbench.bench.sweeps.run import BenchSweepRunner
+    from sweepbench.bench.sweeps.wording import sweep_estimate_lines
     from sweepbench.engine.ratelimit import RateLimits
     from sweepbench.store import Store
 
@@ -169,7 +169,7 @@ def sweep_command(
 def plan_json(plan: BenchSweepPlan) -> dict[str, object]:
     """The sweep's estimate as one JSON object (``--estimate-only --json``)."""
 
-    from sweepbench.bench.sweep_wording import sweep_estimate_lines
+    from sweepbench.bench.sweeps.wording import sweep_estimate_lines
 
     def usd(value: object) -> str | None:
         return None if value is None else str(value)
@@ -247,7 +247,7 @@ def _describe(p: RunProgress) -> str:
 def show_sweep(store: Store, sweep_id: str, *, as_json: bool, detail: bool = False) -> None:
     """A sweep's settings table and verdicts (or everything as JSON) on standard output;
     ``detail``: every area's and task's score under each setting too."""
-    from sweepbench.bench.sweep_result import (
+    from sweepbench.bench.sweeps.result import (
         SETTINGS_COLUMNS,
         breakdown_rows,
         load_sweep,
@@ -292,7 +292,7 @@ def list_sweeps(
     limit: Annotated[int, typer.Option("--limit")] = 20, as_json: JsonOpt = False
 ) -> None:
     """Stored benchmark sweeps, newest first."""
-    from sweepbench.bench.sweep_store import SweepStore
+    from sweepbench.bench.sweeps.store import SweepStore
     from sweepbench.store import Store
 
     with Store.open() as store:
@@ -335,7 +335,7 @@ def export_command(
     out_dir: Annotated[Path, typer.Option("--out", help="The folder to write into.")] = Path("."),
 ) -> None:
     """Write the sweep as sweep.json, settings.csv and comparisons.csv (no keys in them)."""
-    from sweepbench.bench.sweep_result import load_sweep
+    from sweepbench.bench.sweeps.result import load_sweep
     from sweepbench.store import Store
 
     with Store.open() as store:

@@ -9,7 +9,7 @@ at its whole output budget (:data:`ANSWER_BYTES_PER_TOKEN` bytes a token; a long
 cut to that before it is sent, so the call never needs more than was held), and the judge's
 own budget out.
 
-With repeats, each cell is a :class:`~sweepbench.bench.sweep_compare.SettingScores` whose items
+With repeats, each cell is a :class:`~sweepbench.bench.sweeps.compare.SettingScores` whose items
 are its samples (``sample-<r>``): the r-th sample of every cell is paired with the r-th of the
 others, and every cell is compared with the best (:func:`compare_cells`).
 """
@@ -266,13 +266,13 @@ def read_grade(judge: SweepJudge, text: str) -> Grade:
 
 def compare_cells(result: SweepResult) -> dict[str, Any] | None:
     """With a judge and repeats: every cell against the best-scoring cell, paired by repeat
-    number (:func:`~sweepbench.bench.sweep_compare.compare_settings`), as JSON data; None
+    number (:func:`~sweepbench.bench.sweeps.compare.compare_settings`), as JSON data; None
     without a judge or repeats. Cells with no graded sample are left out (named in
     ``left_out``); fewer than two graded cells give the reason instead of a comparison."""
     plan = result.plan
     if plan.judge is None or plan.repeats < 2 or len(plan.cells) < 2:
         return None
-    from sweepbench.bench.sweep_compare import ItemSamples, SettingScores, compare_settings
+    from sweepbench.bench.sweeps.compare import ItemSamples, SettingScores, compare_settings
 
     settings: list[SettingScores] = []
     left_out: list[str] = []

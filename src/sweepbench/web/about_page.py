@@ -16,7 +16,7 @@ from sweepbench.bench.catalog import PRESETS
 from sweepbench.bench.scoring.option_set import PARTIAL_CREDIT
 from sweepbench.bench.scoring.versions import DEFAULT_SCORING_VERSION, SCORING_VERSIONS
 from sweepbench.bench.sources.elbench_registry import Registry, load_registry
-from sweepbench.bench.sweep_plan import MAX_SETTINGS
+from sweepbench.bench.sweeps.plan import MAX_SETTINGS
 from sweepbench.errors import SweepbenchError
 from sweepbench.leaderboard.board import MEASURE_LABELS, OVERLAP
 from sweepbench.leaderboard.published import PER_TASK_REVISION, TEACHING_PROVENANCE

@@ -16,7 +16,7 @@ from sweepbench.bench.catalog import PRESETS
 from sweepbench.bench.defaults import DEFAULT_ANSWER_TOKENS, DEFAULT_CONCURRENCY, MAX_REPEATS
 from sweepbench.bench.request import MAX_CONCURRENCY, BenchRequest
 from sweepbench.bench.scoring.versions import DEFAULT_SCORING_VERSION, SCORING_VERSIONS
-from sweepbench.bench.sweep_plan import BenchSweepPlan, plan_bench_sweep
+from sweepbench.bench.sweeps.plan import BenchSweepPlan, plan_bench_sweep
 from sweepbench.errors import UserError
 from sweepbench.models.catalog import EFFORT_LEVELS
 from sweepbench.settings import scrub

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sweepbench.bench.storage import STOP_VIA_PAGE
-from sweepbench.bench.sweep_run import BenchSweepRunner, SweepOutcome, request_sweep_stop
+from sweepbench.bench.sweeps.run import BenchSweepRunner, SweepOutcome, request_sweep_stop
 from sweepbench.engine.supervisor import Supervisor
 from sweepbench.errors import UserError
 from sweepbench.store import Store

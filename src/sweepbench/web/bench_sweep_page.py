@@ -23,10 +23,10 @@ from dash import Dash, Input, Output, State, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from sweepbench.axes import AXES
-from sweepbench.bench.sweep_plan import sweep_start_check
-from sweepbench.bench.sweep_run import BenchSweepRunner
-from sweepbench.bench.sweep_store import SweepStore
-from sweepbench.bench.sweep_wording import sweep_estimate_lines
+from sweepbench.bench.sweeps.plan import sweep_start_check
+from sweepbench.bench.sweeps.run import BenchSweepRunner
+from sweepbench.bench.sweeps.store import SweepStore
+from sweepbench.bench.sweeps.wording import sweep_estimate_lines
 from sweepbench.engine.ratelimit import RateLimits
 from sweepbench.errors import SweepbenchError
 from sweepbench.web.bench_sweep_controls import (

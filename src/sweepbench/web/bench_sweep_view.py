@@ -18,7 +18,7 @@ from dash import dcc, html
 
 from sweepbench.bench.results import format_money
 from sweepbench.bench.run import Progress
-from sweepbench.bench.sweep_result import (
+from sweepbench.bench.sweeps.result import (
     SETTINGS_COLUMNS,
     STATUS_WORDS,
     BenchSweepResult,

@@ -16,7 +16,7 @@ scored:
   the exact McNemar test when every shared item is pass/fail with one sample in each
   setting, otherwise the Wilcoxon signed-rank test on the per-item mean differences;
   Holm-adjusted across the sweep's comparisons; the difference these items could detect;
-  and one verdict sentence (:func:`sweepbench.bench.sweep_stats.verdict`).
+  and one verdict sentence (:func:`sweepbench.bench.sweeps.verdict.verdict`).
 
 The bootstrap is vectorised: the per-item means form an items × settings matrix, one
 stratified resample-count matrix is drawn over the items (tasks in sorted order, items in
@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from sweepbench.bench.sweep_stats import verdict
+from sweepbench.bench.sweeps.verdict import verdict
 from sweepbench.errors import UserError
 from sweepbench.stats.bootstrap import FloatArray, chunk_rows, percentile_interval
 from sweepbench.stats.frontier import Point, frontier

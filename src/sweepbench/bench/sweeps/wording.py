@@ -7,7 +7,7 @@ from decimal import Decimal
 from sweepbench.axes import AXIS_WORDS
 from sweepbench.bench.plan import role_word
 from sweepbench.bench.results import format_money
-from sweepbench.bench.sweep_plan import BenchSweepPlan
+from sweepbench.bench.sweeps.plan import BenchSweepPlan
 
 
 def _money_range(low: Decimal | None, high: Decimal | None) -> str:

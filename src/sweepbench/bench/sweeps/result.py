@@ -4,7 +4,7 @@ setting against the best-scoring one on the same items, a paired comparison and 
 A setting's row comes from its run's own report (:func:`~sweepbench.bench.report.load_report`:
 scores per area and task with their bootstrap ranges, spend by role) and its stored answers
 (tokens, answers cut at the token limit, failures). The comparison
-(:func:`~sweepbench.bench.sweep_compare.compare_settings`) pairs the settings by item: an item
+(:func:`~sweepbench.bench.sweeps.compare.compare_settings`) pairs the settings by item: an item
 asked several times (``--repeats``) is one item whose value is its samples' mean.
 """
 
@@ -23,15 +23,15 @@ from sweepbench.bench.items import base_key
 from sweepbench.bench.report import load_report
 from sweepbench.bench.results import format_money, format_score
 from sweepbench.bench.storage import BenchStore, RunRow
-from sweepbench.bench.sweep_compare import (
+from sweepbench.bench.sweeps.compare import (
     Comparison,
     ItemSamples,
     SettingScores,
     SweepComparison,
     compare_settings,
 )
-from sweepbench.bench.sweep_stats import signed_points
-from sweepbench.bench.sweep_store import SweepRow, SweepStore
+from sweepbench.bench.sweeps.store import SweepRow, SweepStore
+from sweepbench.bench.sweeps.verdict import signed_points
 from sweepbench.errors import UserError
 from sweepbench.models.registry import model_info
 from sweepbench.money.prices import price_for

@@ -19,8 +19,8 @@ from datetime import UTC, datetime
 from sweepbench.bench.run import BenchRunner, RunOutcome
 from sweepbench.bench.run import Progress as RunProgress
 from sweepbench.bench.storage import STOP_VIA_CLI, BenchStore, RunRow
-from sweepbench.bench.sweep_plan import BenchSweepPlan
-from sweepbench.bench.sweep_store import SweepRow, SweepSettingRow, SweepStore
+from sweepbench.bench.sweeps.plan import BenchSweepPlan
+from sweepbench.bench.sweeps.store import SweepRow, SweepSettingRow, SweepStore
 from sweepbench.engine.limits import CallLimits
 from sweepbench.engine.ratelimit import RateLimits
 from sweepbench.engine.retry import RetryPolicy

@@ -40,7 +40,7 @@ from sweepbench.bench.request import (
 )
 from sweepbench.bench.results import format_money
 from sweepbench.bench.resume import PreparedRun
-from sweepbench.bench.sweep_store import SweepRow, SweepStore
+from sweepbench.bench.sweeps.store import SweepRow, SweepStore
 from sweepbench.errors import UserError
 from sweepbench.money.ledger import Ledger
 from sweepbench.roles import BENCH_ROLES, label

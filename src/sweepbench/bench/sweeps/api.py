@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from sweepbench.bench.request import BenchRequest
-from sweepbench.bench.sweep_plan import BenchSweepPlan, plan_bench_sweep, sweep_start_check
-from sweepbench.bench.sweep_result import BenchSweepResult, load_sweep
-from sweepbench.bench.sweep_run import BenchSweepRunner
+from sweepbench.bench.sweeps.plan import BenchSweepPlan, plan_bench_sweep, sweep_start_check
+from sweepbench.bench.sweeps.result import BenchSweepResult, load_sweep
+from sweepbench.bench.sweeps.run import BenchSweepRunner
 from sweepbench.engine.ratelimit import RateLimits
 from sweepbench.errors import UserError
 from sweepbench.store import Store
