@@ -77,13 +77,15 @@ def run_link(run_id: str) -> str:
 
 def sweep_view(context: WebContext, live: LiveSweep | None, sweep_id: str) -> SweepView:
     """The sweep as it stands: live counters while it runs here, the store's otherwise."""
+    # whether it runs is read before the store: a sweep that ends between the two reads is
+    # shown as running once more, never as finished with what the store had mid-run
+    running = live is not None and not live.done
     try:
         result: BenchSweepResult | None = load_sweep(context.store, sweep_id)
     except UserError:
         result = None  # not stored yet (a run saves it before its first call), or unknown
     if live is None and result is None:
         return SweepView(_missing(sweep_id), [], None, "No such sweep.", "red", False)
-    running = live is not None and not live.done
     progress = _progress(live, result)
     # the table, chart and verdicts once the session ends: mid-run every setting reads as
     # stopped early, and a verdict on part of the items is not the sweep's
