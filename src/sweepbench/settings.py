@@ -21,6 +21,7 @@ from typing import Any
 import platformdirs
 
 from sweepbench.errors import UserError
+from sweepbench.toml_keys import ANY, Schema, refuse_unknown_keys
 
 #: Environment variables that hold each provider's key, first match wins. This base layer names
 #: no provider: the model layer's table (:mod:`sweepbench.models.providers`) registers its keyed
@@ -147,11 +148,14 @@ def _parse_config(data: dict[str, Any], where: Path) -> Config:
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 
-def read_toml(path: Path, shown: str | None = None) -> dict[str, Any]:
+def read_toml(
+    path: Path, shown: str | None = None, *, schema: Schema | None = None
+) -> dict[str, Any]:
     """A TOML file's content. A UserError naming the file (``shown``, default its path) and
     the problem otherwise: it cannot be read (a folder, no permission), it is not UTF-8 (the
-    first bad byte and its offset), it is not TOML (the parser's reason, line and column).
-    A leading byte-order mark is dropped."""
+    first bad byte and its offset), it is not TOML (the parser's reason, line and column),
+    it holds a section or setting ``schema`` does not know (the line and the nearest known
+    name; see :mod:`sweepbench.toml_keys`). A leading byte-order mark is dropped."""
     shown = shown or str(path)
     try:
         raw = path.read_bytes()
@@ -169,18 +173,31 @@ def read_toml(path: Path, shown: str | None = None) -> dict[str, Any]:
             "(save the file as UTF-8)"
         ) from None
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{shown} is not valid TOML: {exc}") from None
+    if schema is not None:
+        refuse_unknown_keys(data, schema, text, shown)
+    return data
 
 
 def _shown_config(path: Path) -> str:
     return f"{path} ({CONFIG_ENV})" if os.environ.get(CONFIG_ENV) else str(path)
 
 
+CONFIG_SCHEMA: Schema = {
+    "keys": ANY,  # provider name → key
+    "endpoints": {"*": frozenset({"base_url", "api_key", "api_key_env", "models", "free"})},
+    "local_models": ANY,  # model name → GGUF file
+    "leaderboard": frozenset({"shared"}),
+    "benchmarks": frozenset({"folders"}),
+}
+"""Every section and setting the config file may hold; anything else is refused."""
+
+
 @cache
 def _load_config(path: Path, mtime: float) -> Config:
-    return _parse_config(read_toml(path, _shown_config(path)), path)
+    return _parse_config(read_toml(path, _shown_config(path), schema=CONFIG_SCHEMA), path)
 
 
 def load_config() -> Config:

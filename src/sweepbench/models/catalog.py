@@ -17,6 +17,7 @@ from typing import Any
 
 from sweepbench.errors import UserError
 from sweepbench.settings import home, read_toml
+from sweepbench.toml_keys import Schema, refuse_unknown_keys
 
 EFFORT_LEVELS: tuple[str, ...] = ("none", "low", "medium", "high", "xhigh", "max")
 
@@ -174,6 +175,17 @@ def with_local_limits(info: ModelInfo) -> ModelInfo:
     )
 
 
+MODEL_SETTINGS = frozenset({
+    "label", "effort_levels", "default_effort", "default_max_tokens", "max_output_tokens",
+    "context_window", "price_in", "price_out", "thinking", "gguf_path", "gguf_package",
+    "gguf_file", "size_b",
+})  # fmt: skip
+"""What a model's table may set (``_info_from_table`` reads exactly these)."""
+MODELS_SCHEMA: Schema = {"*": {"*": MODEL_SETTINGS}}
+"""A catalogue file: ``[provider.model]`` tables of :data:`MODEL_SETTINGS`; a misspelt price
+(``price_input``) is refused, never a model left free."""
+
+
 def _read_tables(data: dict[str, Any], where: str) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for provider, models in data.items():
@@ -189,14 +201,16 @@ def _read_tables(data: dict[str, Any], where: str) -> dict[str, dict[str, Any]]:
 @cache
 def _builtin_tables() -> dict[str, dict[str, Any]]:
     text = resources.files("sweepbench.models").joinpath("known_models.toml").read_text("utf-8")
-    return _read_tables(tomllib.loads(text), "known_models.toml")
+    data = tomllib.loads(text)
+    refuse_unknown_keys(data, MODELS_SCHEMA, text, "known_models.toml")
+    return _read_tables(data, "known_models.toml")
 
 
 def _operator_tables() -> dict[str, dict[str, Any]]:
     path = home() / "models.toml"
     if not path.is_file():
         return {}
-    return _read_tables(read_toml(path), str(path))
+    return _read_tables(read_toml(path, schema=MODELS_SCHEMA), str(path))
 
 
 def known_models() -> dict[str, ModelInfo]:
