@@ -5,6 +5,7 @@ Keys are read at call time, never at import, and never written anywhere.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import threading
@@ -64,6 +65,24 @@ def _path_variable(name: str) -> str | None:
     problem = utf8_problem(value)
     if problem is not None:
         raise UserError(f"{name} is not valid UTF-8 text ({problem}); give it a UTF-8 path")
+    return value
+
+
+def env_number(name: str, default: float, *, minimum: float = 0, whole: bool = False) -> float:
+    """A numeric environment variable: ``default`` when unset or blank; a UserError naming the
+    variable, the value and what it must be otherwise (never a traceback from ``float``)."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    what = "a whole number" if whole else "a number"
+    try:
+        value = float(int(raw)) if whole else float(raw)
+    except ValueError:
+        raise UserError(f"{name} must be {what}, got {raw!r}") from None
+    if not math.isfinite(value):
+        raise UserError(f"{name} must be {what}, got {raw!r}")
+    if value < minimum:
+        raise UserError(f"{name} must be at least {minimum:g}, got {raw}")
     return value
 
 

@@ -73,6 +73,7 @@ from sweepbench.models.catalog import (
     local_context_cap,
 )
 from sweepbench.models.local_threads import ThreadGovernor, usable_cores
+from sweepbench.settings import env_number
 
 THREADS_ENV: Final = "SWEEPBENCH_LOCAL_THREADS"
 CONTEXT_ENV: Final = LOCAL_CONTEXT_ENV
@@ -153,16 +154,7 @@ def _check_gguf(path: Path) -> None:
 
 
 def _env_int(name: str, default: int, *, minimum: int = 1) -> int:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise UserError(f"{name} must be a whole number, got {raw!r}") from None
-    if value < minimum:
-        raise UserError(f"{name} must be at least {minimum}, got {value}")
-    return value
+    return int(env_number(name, default, minimum=minimum, whole=True))
 
 
 def fixed_threads() -> int | None:

@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import dataclass
 from decimal import Decimal
@@ -20,7 +19,7 @@ from typing import Any
 from sweepbench.errors import ErrorKind, ProviderError
 from sweepbench.models.catalog import ModelInfo
 from sweepbench.models.openai import ChatCompletionsModel
-from sweepbench.settings import base_url_override, home, provider_key
+from sweepbench.settings import base_url_override, env_number, home, provider_key
 
 BASE_URL = "https://openrouter.ai/api/v1"
 DEFAULT_TTL_S = 24 * 3600.0
@@ -105,8 +104,9 @@ def cache_file() -> Path:
 
 
 def ttl_s() -> float:
-    """Cache lifetime: ``SWEEPBENCH_OPENROUTER_TTL`` seconds, default a day."""
-    return float(os.environ.get("SWEEPBENCH_OPENROUTER_TTL", DEFAULT_TTL_S))
+    """Cache lifetime: ``SWEEPBENCH_OPENROUTER_TTL`` seconds (0 or more), default a day; a
+    value that is not a number is a UserError naming the variable."""
+    return env_number("SWEEPBENCH_OPENROUTER_TTL", DEFAULT_TTL_S)
 
 
 def _read_cache() -> tuple[float, dict[str, Any]] | None:
