@@ -29,8 +29,6 @@ from sweepbench.bench.ray_driver import INSTALL_HINT
 from sweepbench.errors import UserError
 
 DRIVER = "from sweepbench.bench.ray_driver import main; main()"
-READY_TIMEOUT_S = 300.0
-"""How long connecting to (or starting) a Ray cluster may take."""
 PROBE_TIMEOUT_S = 5.0
 """How long the cluster's address may take to accept a connection before it is called
 unreachable (Ray itself would retry for minutes)."""

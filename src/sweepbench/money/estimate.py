@@ -67,16 +67,6 @@ def estimate_input_tokens(request: Request) -> int:
     return typical_prompt_tokens(m.content for m in request.messages)
 
 
-def hold_usd(info: ModelInfo, request: Request, max_tokens: int) -> Decimal | None:
-    """What the ledger holds for one call: the prompt's upper bound and the whole output
-    budget at the model's price (None without a price)."""
-    price = price_for(info)
-    if price is None:
-        return None
-    bound = prompt_token_bound(m.content for m in request.messages)
-    return (bound * price.input + max_tokens * price.output) / MILLION
-
-
 def observed_utilisation(store: Store, model: str, effort: str) -> tuple[float, int] | None:
     """Median share of the budget used by this user's finished calls of ``model`` at
     ``effort`` (newest first, up to 200), when there are at least five."""

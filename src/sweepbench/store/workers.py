@@ -17,7 +17,7 @@ import socket
 import threading
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -163,11 +163,6 @@ def forget_workers() -> None:
         for reg in _registrations.values():
             reg.stop()
         _registrations.clear()
-
-
-def purge_workers(conn: Connection, older_than: timedelta = timedelta(days=8)) -> None:
-    """Forget workers silent for longer than ``older_than``."""
-    conn.execute(workers.delete().where(workers.c.heartbeat_at < _now() - older_than))
 
 
 atexit.register(forget_workers)

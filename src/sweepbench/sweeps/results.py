@@ -156,16 +156,6 @@ class SweepResult:
         """The samples of one cell, in repeat order."""
         return [s for s in self.samples if s.cell.index == index]
 
-    def cell_status(self, index: int) -> Status:
-        """A cell's status from its samples: any running → running; all queued → queued;
-        any stopped → stopped; any failed → failed; else done."""
-        states = {s.status for s in self.cell_samples(index)}
-        statuses: tuple[Status, ...] = ("running", "stopped", "failed")
-        for status in statuses:
-            if status in states:
-                return status
-        return "queued" if states == {"queued"} else "done"
-
     @property
     def ok(self) -> bool:
         """Every call finished normally (no failure, truncation or stop)."""

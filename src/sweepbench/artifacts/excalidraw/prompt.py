@@ -31,8 +31,6 @@ PALETTE: tuple[Swatch, ...] = (
 
 INK = "#1e1e1e"
 """Default stroke and text colour."""
-CAPTION_GREY = "#6b7280"
-"""Caption text colour."""
 
 PLACEHOLDER_PROMPT = (
     "an architecture diagram of a payments service: api, ledger, queue, two databases, "

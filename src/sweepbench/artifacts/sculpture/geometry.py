@@ -12,7 +12,6 @@ Quat = tuple[float, float, float, float]
 
 IDENTITY: Quat = (0.0, 0.0, 0.0, 1.0)
 HEX = re.compile(r"#?([0-9a-fA-F]{6})")
-STRICT_HEX = re.compile(r"#[0-9a-fA-F]{6}")
 
 
 def srgb_to_linear(channel: float) -> float:

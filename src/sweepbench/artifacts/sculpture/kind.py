@@ -16,7 +16,6 @@ from sweepbench.artifacts.sculpture.parser import AnswerError, PartsParser, pars
 from sweepbench.artifacts.sculpture.prompts import PROMPTS
 from sweepbench.artifacts.sculpture.schema import SCHEMAS
 
-PREFILLED_PROMPT = "a desert observatory, sandstone and brass, dish pointed at the sky"
 TRUNCATED = "stop=max_tokens: the budget ran out mid-object — raise max tokens"
 NO_PARTS = "no usable parts in the scene"
 DECLINED = "The request was declined by the provider's safety system."

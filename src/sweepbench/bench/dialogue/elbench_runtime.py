@@ -48,7 +48,6 @@ EVALUATOR_MAX_TOKENS = 1024
 """The bridge raises the evaluator's ``max_tokens`` to at least this."""
 DEFAULT_ATTEMPTS = 3
 """The runtime's ``RetryConfig.attempt`` when a template sets none (3 s apart)."""
-DEFAULT_INTERVAL_S = 3.0
 NO_USER_FALLBACK = "Please complete the evaluation."
 
 _THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL)

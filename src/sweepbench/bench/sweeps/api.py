@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sweepbench.bench.request import BenchRequest
-from sweepbench.bench.sweeps.plan import BenchSweepPlan, plan_bench_sweep, sweep_start_check
+from sweepbench.bench.sweeps.plan import plan_bench_sweep, sweep_start_check
 from sweepbench.bench.sweeps.result import BenchSweepResult, load_sweep
 from sweepbench.bench.sweeps.run import BenchSweepRunner
 from sweepbench.engine.ratelimit import RateLimits
@@ -48,28 +48,6 @@ def _request(
         values["limit"] = limit
     values.update(settings)
     return BenchRequest.from_values(values)
-
-
-def plan_sweep(
-    benchmark: str,
-    axis: str,
-    values: Sequence[str | int],
-    *,
-    model: str | None = None,
-    judge: str | None = None,
-    store: Store | None = None,
-    **settings: Any,
-) -> BenchSweepPlan:
-    """The sweep's plan and estimate (no call made). ``settings`` are those of a benchmark
-    run (:class:`~sweepbench.bench.request.BenchRequest`: ``preset``, ``tasks``, ``per_task``,
-    ``max_tokens``, ``effort``, ``repeats``, ``temperature``, ``limit`` (USD, or a mapping
-    ``{"total": 5, "judge": 1}``), …)."""
-    request = _request(benchmark, model, judge, dict(settings))
-    texts = [str(v) for v in values]
-    if store is not None:
-        return plan_bench_sweep(request, axis, texts, store)
-    with Store.open() as opened:
-        return plan_bench_sweep(request, axis, texts, opened)
 
 
 async def abench_sweep(
