@@ -5,8 +5,14 @@ name to the kind (:mod:`~sweepbench.artifacts.registry`), which imports a kind's
 (parsers, renderers, numpy for sculptures) only when that kind is looked up.
 """
 
-from sweepbench.artifacts.base import ArtifactKind, ArtifactOutcome, StreamParser, SweepDefaults
-from sweepbench.artifacts.registry import get_kind, kinds, register
+from sweepbench.artifacts.base import (
+    ArtifactKind,
+    ArtifactOutcome,
+    PageFacts,
+    StreamParser,
+    SweepDefaults,
+)
+from sweepbench.artifacts.registry import get_kind, kinds, page_facts, register
 
 artifact_kind = get_kind
 """The older name of :func:`get_kind` (``sweeps.plan`` and the web pages use it)."""
@@ -14,10 +20,12 @@ artifact_kind = get_kind
 __all__ = [
     "ArtifactKind",
     "ArtifactOutcome",
+    "PageFacts",
     "StreamParser",
     "SweepDefaults",
     "artifact_kind",
     "get_kind",
     "kinds",
+    "page_facts",
     "register",
 ]

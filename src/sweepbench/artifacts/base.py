@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from sweepbench.errors import UserError
 
@@ -21,6 +21,45 @@ class SweepDefaults:
     budget_chips: tuple[int, ...] = (1000, 2000, 4000, 8000, 16000)
     prompt_cap: int = 4000
     """Longest prompt accepted, in characters."""
+
+
+Viewer = Literal["text", "canvas", "model"]
+"""How a cell shows its artifact on the Sweep page: the text, an Excalidraw canvas, a 3D
+model viewer (a GLB)."""
+
+
+@dataclass(frozen=True)
+class PageFacts:
+    """What the Sweep page and the sweep's words say about a kind (issue 28 §3): a kind
+    registered with :func:`sweepbench.artifacts.register` brings its own, or these (a text
+    kind's), and the page offers it without knowing its name."""
+
+    working: str = "writing…"
+    """The badge of a cell while it streams."""
+    verb: str = "Writing"
+    """The status line while the sweep runs ("Writing… 1/2 variants finished")."""
+    kept: str = "What was written is kept"
+    """Said of a stopped or cut-off cell."""
+    nouns: tuple[str, str] | None = None
+    """The parser's items, singular and plural ("element", "elements"), for live counts;
+    None: the kind has no items to count."""
+    viewer: Viewer = "text"
+    demo_model: str = "scripted/lorem"
+    """The scripted model that answers in this kind (the keyless demo)."""
+    keyless_budget: int = 256
+    """The held budget with no provider key: the local model finishes in well under a minute."""
+    small_budgets: tuple[int, ...] = (16, 64, 256)
+    """Budgets small enough to cut an answer off (the max-tokens cliff), offered for free
+    models."""
+    models: tuple[str, ...] = ("anthropic/claude-opus-5", "openai/gpt-6-astra")
+    """The models the page proposes to compare with a key."""
+    budgets: tuple[int, ...] = (1000, 4000)
+    """The budgets the page proposes to compare."""
+    step: int = 1000
+    """The budget box's step."""
+    prompt: str = ""
+    """A prefilled prompt (empty: the field starts empty, showing :attr:`placeholder`)."""
+    placeholder: str = "Explain the difference between a mutex and a semaphore in three sentences."
 
 
 @dataclass
@@ -63,6 +102,8 @@ class ArtifactKind:
     """System prompt per prompt version (None: no system prompt)."""
     default_version: str = "v1"
     defaults: SweepDefaults = field(default_factory=SweepDefaults)
+    page: PageFacts = field(default_factory=PageFacts)
+    """What the Sweep page shows and says for this kind."""
     response_schema: dict[str, Any] | None = None
     """A JSON schema for structured output, when the kind has one."""
     schemas: Mapping[str, dict[str, Any]] = field(default_factory=dict)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Final
 from sweepbench.errors import UserError
 
 if TYPE_CHECKING:
-    from sweepbench.artifacts.base import ArtifactKind
+    from sweepbench.artifacts.base import ArtifactKind, PageFacts
 
 
 def _text() -> ArtifactKind:
@@ -62,6 +62,17 @@ def get_kind(name: str) -> ArtifactKind:
         raise UserError(f"unknown kind {name!r}; kinds: {', '.join(sorted(names()))}")
     kind = _KINDS[name] = load()
     return kind
+
+
+def page_facts(name: str) -> PageFacts:
+    """What the Sweep page shows for kind ``name``; a text kind's facts when no kind of that
+    name is registered now (a stored sweep of a kind registered in another session)."""
+    from sweepbench.artifacts.base import PageFacts  # light: no kind's module is loaded
+
+    try:
+        return get_kind(name).page
+    except UserError:
+        return PageFacts()
 
 
 def register(kind: ArtifactKind) -> ArtifactKind:

@@ -14,6 +14,7 @@ from typing import Any
 import dash_mantine_components as dmc
 from dash import Patch, html, no_update
 
+from sweepbench.artifacts import page_facts
 from sweepbench.errors import SweepbenchError
 from sweepbench.sweeps.live import SweepRunner
 from sweepbench.web import cells
@@ -38,6 +39,7 @@ def glb_url(sweep_id: str, position: int, version: int | str) -> str:
 
 def _card(view: dict[str, Any], index: int) -> Any:
     kind = view["kind"]
+    viewer = page_facts(kind).viewer
     first = cells.cell_samples(view, index)[0]
     key = {"index": index}
     body: list[Any] = [
@@ -47,15 +49,17 @@ def _card(view: dict[str, Any], index: int) -> Any:
         dmc.Text(id={"type": "cell-problem", **key}, size="xs", c="orange"),
         dmc.Text(id={"type": "cell-spread", **key}, size="xs", c="dimmed"),
     ]
-    if kind == "sculpture":
+    if viewer == "model":
         body.append(dmc.Text(id={"type": "cell-progress", **key}, size="sm"))
-    words_style = {"maxHeight": f"{CANVAS_HEIGHT}px", "overflow": "auto"} if kind == "text" else {}
+    words_style = (
+        {"maxHeight": f"{CANVAS_HEIGHT}px", "overflow": "auto"} if viewer == "text" else {}
+    )
     body.append(html.Div(id={"type": "cell-text", **key}, style=words_style))
-    if kind == "excalidraw":
+    if viewer == "canvas":
         body.append(
             ExcalidrawCanvas(id={"type": "canvas", **key}, elements=[], height=CANVAS_HEIGHT)
         )
-    elif kind == "sculpture":
+    elif viewer == "model":
         body.append(SculptureViewer(id={"type": "viewer", **key}, src="", height=VIEWER_HEIGHT))
     return dmc.Card(
         withBorder=True,
@@ -103,7 +107,7 @@ def words(sample: dict[str, Any], kind: str) -> list[Any]:
     answer so far."""
     block = thinking_block(sample)
     out: list[Any] = [] if block is None else [block]
-    if kind == "text":
+    if page_facts(kind).viewer == "text":
         out.append(html.Pre(sample.get("text") or "", className="cell-answer", style=PRE_STYLE))
     return out
 
@@ -112,7 +116,7 @@ def _words_state(sample: dict[str, Any], kind: str) -> list[Any]:
     """What the words block shows: whether it has a thinking block, then what changes in it
     (to skip a tick that changed nothing, and to patch rather than rebuild one that grew)."""
     reasoning = sample.get("reasoning") or ""
-    text = len(sample.get("text") or "") if kind == "text" else 0
+    text = len(sample.get("text") or "") if page_facts(kind).viewer == "text" else 0
     return [bool(reasoning), text, len(reasoning), cells.thinking_summary(sample)]
 
 
@@ -133,7 +137,7 @@ def words_update(sample: dict[str, Any], kind: str, before: list[Any] | None) ->
         item[0]["props"]["children"] = cells.thinking_summary(sample)
         item[1]["props"]["children"]["props"]["children"] = sample.get("reasoning") or ""
         at = 1
-    if kind == "text":
+    if page_facts(kind).viewer == "text":
         patch[at]["props"]["children"] = sample.get("text") or ""
     return patch
 
@@ -210,7 +214,7 @@ def tick_outputs(
 
     badges_out = [badge_row(b["index"]) for b in badge_ids]
     blend_out = [
-        cells.blend_line(per_cell.get(b["index"], [])) if kind == "sculpture" else ""
+        cells.blend_line(per_cell.get(b["index"], [])) if page_facts(kind).viewer == "model" else ""
         for b in badge_ids
     ]
     detail_out = [cells.detail_line(s, kind) if (s := first(b["index"])) else "" for b in badge_ids]

@@ -7,18 +7,12 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from sweepbench.artifacts import page_facts
 from sweepbench.models.providers import label as provider_label
 from sweepbench.money.prices import format_usd
 from sweepbench.sweeps.results import Spread
 from sweepbench.sweeps.timing import one_at_a_time, serial_clause
 
-NOUNS = {"excalidraw": ("element", "elements"), "sculpture": ("part", "parts")}
-WORKING = {"excalidraw": "drawing…", "sculpture": "building…", "text": "writing…"}
-KEPT = {
-    "excalidraw": "What was drawn is kept",
-    "sculpture": "What was built is kept",
-    "text": "What was written is kept",
-}
 NORMAL_STOPS = ("end", "cancelled")
 CONTEXT_FULL = "context_full"
 """The provider reason of a local call whose output filled the loaded context (models/local.py)."""
@@ -42,7 +36,8 @@ def item_count(sample: dict[str, Any]) -> int:
 
 
 def _count(kind: str, n: float, digits: int = 0) -> str:
-    one, many = NOUNS[kind]
+    nouns = page_facts(kind).nouns
+    one, many = nouns if nouns else ("item", "items")
     return f"{n:,.{digits}f} {one if n == 1 else many}"
 
 
@@ -72,7 +67,7 @@ def cell_state(samples: list[dict[str, Any]], kind: str) -> str:
     """The state badge: queued, drawing…/building…/writing…, stopped, failed or done."""
     states = {s["status"] for s in samples}
     if "running" in states:
-        return WORKING.get(kind, "running…")
+        return page_facts(kind).working
     for state in ("stopped", "failed", "queued"):
         if state in states:
             return state
@@ -89,16 +84,15 @@ def badges(
     first = samples[0]
     failed = any(s["status"] == "failed" for s in samples)
     out = [(first["label"], "red" if failed else "blue")]
-    if kind in NOUNS:
+    if page_facts(kind).nouns:
         counts = [float(item_count(s)) for s in samples]
         mean = sum(counts) / len(counts)
         out.append((_count(kind, mean, 0 if mean.is_integer() else 1), "gray"))
-    if kind == "sculpture":
-        palettes = [s["metrics"].get("palette") for s in samples if s.get("metrics")]
-        if palettes:
-            mean = sum(palettes) / len(palettes)
-            colours = f"{mean:.1f}" if not float(mean).is_integer() else f"{mean:.0f}"
-            out.append((f"{colours} colour{'s' if mean != 1 else ''}", "grape"))
+    palettes = [p for s in samples if (p := (s.get("metrics") or {}).get("palette")) is not None]
+    if palettes:  # a kind whose metrics count colours (sculptures)
+        mean = sum(palettes) / len(palettes)
+        colours = f"{mean:.1f}" if not float(mean).is_integer() else f"{mean:.0f}"
+        out.append((f"{colours} colour{'s' if mean != 1 else ''}", "grape"))
     if any(s["status"] != "queued" for s in samples):
         out.append((f"{cell_seconds(samples):.0f}s", "gray"))
     state = cell_state(samples, kind)
@@ -217,7 +211,7 @@ def detail_line(sample: dict[str, Any], kind: str) -> str:
     elif stop and stop not in NORMAL_STOPS:
         fields.append(f"stop={stop}")
     metrics = sample.get("metrics") or {}
-    if kind == "sculpture" and metrics:
+    if "triangles" in metrics:  # a kind that builds a mesh (sculptures)
         fields.append(f"{metrics.get('triangles', 0):,} triangles")
         fields.append(f"{metrics.get('kb', 0):,} KB")
         if metrics.get("clamped"):
@@ -243,9 +237,10 @@ def spread_text(samples: list[dict[str, Any]], kind: str) -> str:
     if len(finished) < 2:
         return ""
     parts = []
-    if kind in NOUNS:
+    nouns = page_facts(kind).nouns
+    if nouns:
         counts = Spread.of([float(item_count(s)) for s in finished])
-        parts.append(f"{NOUNS[kind][1]} {counts.text()}")
+        parts.append(f"{nouns[1]} {counts.text()}")
     outs = Spread.of([float((s.get("usage") or {}).get("output_tokens") or 0) for s in finished])
     parts.append(f"tokens out {outs.text()}")
     seconds = Spread.of([float(s.get("wall_s") or 0) for s in finished])
@@ -259,7 +254,7 @@ def status_line(view: dict[str, Any]) -> tuple[str, str]:
     n = len(cell_indexes(view))
     items = sum(item_count(s) for s in samples if s["repeat"] == 0)
     elapsed = float(view.get("wall_s") or 0)
-    counted = f" · {_count(kind, items)}" if kind in NOUNS else ""
+    counted = f" · {_count(kind, items)}" if page_facts(kind).nouns else ""
     if view.get("error"):
         return f"The sweep stopped with an error: {view['error']}", "red"
     if view.get("live"):
@@ -270,7 +265,7 @@ def status_line(view: dict[str, Any]) -> tuple[str, str]:
         )
         if view.get("stopped"):
             return "Stopping every cell…", "yellow"
-        verb = {"excalidraw": "Drawing", "sculpture": "Building"}.get(kind, "Writing")
+        verb = page_facts(kind).verb
         so_far = f"{counted} so far" if counted else ""
         return f"{verb}… {finished}/{n} variants finished{so_far} ({elapsed:.0f}s)", "gray"
     ok_cells = [
@@ -288,7 +283,7 @@ def status_line(view: dict[str, Any]) -> tuple[str, str]:
     )
     if stopped:
         text = (
-            f"Stopped {_plural(len(stopped), 'variant')}. {KEPT.get(kind, KEPT['text'])}; no "
+            f"Stopped {_plural(len(stopped), 'variant')}. {page_facts(kind).kept}; no "
             f"further tokens are being generated. {text}"
         )
     if view.get("axis") == "model" and any(s.get("effort_ignored") for s in samples):

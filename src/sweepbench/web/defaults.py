@@ -14,8 +14,12 @@ from sweepbench.models.providers import free
 from sweepbench.models.registry import model_info
 from sweepbench.web.offer import Offer
 
-KINDS = {name: artifact_kind(name).label for name in kind_names()}
-"""What the Kind control offers: every artifact kind by its own label."""
+
+def kinds_offered() -> dict[str, str]:
+    """What the Kind control offers: every artifact kind registered now, by its own label."""
+    return {name: artifact_kind(name).label for name in kind_names()}
+
+
 AXIS_LABELS = {
     "effort": "Vary effort",
     "max_tokens": "Vary max tokens",
@@ -23,13 +27,6 @@ AXIS_LABELS = {
     "prompt_version": "Vary prompt version",
 }
 LOCAL = "local/smollm2-135m"
-SMALL_BUDGETS = {
-    "text": (16, 64, 256),
-    "excalidraw": (500, 1000, 2000),
-    "sculpture": (250, 500, 1000),
-}
-"""Budgets small enough to cut an answer off, so the max-tokens cliff can be shown: offered
-for text always, for the other kinds when the held model is free to call (local, scripted)."""
 
 
 @dataclass(frozen=True)
@@ -50,78 +47,27 @@ class KindDefaults:
     placeholder: str
 
 
-@dataclass(frozen=True)
-class _Spec:
-    axis: str
-    budgets: tuple[int, ...]
-    models: tuple[str, ...]
-    held_budget: int
-    step: int
-    prompt: str
-    placeholder: str
-    demo: str
-    """The scripted model that answers in this kind (keyless demo)."""
-    keyless_budget: int
-
-
-_SPEC = {
-    "text": _Spec(
-        axis="effort",
-        budgets=(1000, 4000),
-        models=("anthropic/claude-opus-5", "openai/gpt-6-astra"),
-        held_budget=4000,
-        step=1000,
-        prompt="",
-        placeholder="Explain the difference between a mutex and a semaphore in three sentences.",
-        demo="scripted/lorem",
-        keyless_budget=256,
-    ),
-    "excalidraw": _Spec(
-        axis="effort",
-        budgets=(8000, 24000),
-        models=("anthropic/claude-opus-5", "openai/gpt-6-astra"),
-        held_budget=24000,
-        step=4000,
-        prompt="",
-        placeholder="an architecture diagram of a payments service: api, ledger, queue, two "
-        "databases, with retry paths",
-        demo="scripted/sketch",
-        keyless_budget=1200,  # sketch: 822 words + 205 of low-effort thinking; local ends ~860
-    ),
-    "sculpture": _Spec(
-        axis="model",
-        budgets=(2000, 8000),
-        models=("anthropic/claude-haiku-4-5", "anthropic/claude-opus-5"),
-        held_budget=4000,
-        step=1000,
-        prompt="a desert observatory, sandstone and brass, dish pointed at the sky",
-        placeholder="",
-        demo="scripted/sculpt",
-        keyless_budget=1000,
-    ),
-}
-
-
 def default_prompts() -> set[str]:
     """Every kind's prefilled prompt (a prompt still equal to one is replaced on a kind
     switch; anything the user wrote is kept)."""
-    return {spec.prompt for spec in _SPEC.values()}
+    return {artifact_kind(name).page.prompt for name in kind_names()}
 
 
 def kind_defaults(kind: str, offers: list[Offer], *, keyless: bool) -> KindDefaults:
     """The spec's defaults, or with no provider key: compare the scripted demo model with the
     bundled local model, at a budget the local model finishes in well under a minute."""
-    spec = _SPEC[kind]
     artifact = artifact_kind(kind)
+    page = artifact.page
     usable = [o.id for o in offers if o.available]
     versions = tuple(artifact.versions)
-    budget, axis, models, budgets = spec.held_budget, spec.axis, spec.models, spec.budgets
+    budget, axis = artifact.defaults.held_max_tokens, artifact.defaults.axis
+    models, budgets = page.models, page.budgets
     held_model = "anthropic/claude-opus-5"
     if keyless:
-        models = tuple(m for m in (spec.demo, LOCAL) if m in usable) or tuple(usable[:2])
-        held_model = LOCAL if LOCAL in usable else (usable[0] if usable else spec.demo)
-        axis, budget = "model", spec.keyless_budget
-        budgets = SMALL_BUDGETS.get(kind, budgets)  # free models: show the cliff
+        models = tuple(m for m in (page.demo_model, LOCAL) if m in usable) or tuple(usable[:2])
+        held_model = LOCAL if LOCAL in usable else (usable[0] if usable else page.demo_model)
+        axis, budget = "model", page.keyless_budget
+        budgets = page.small_budgets  # free models: show the cliff
     elif held_model not in usable and usable:
         held_model = usable[0]
     if axis == "effort" and not model_info(held_model).effort_capable:
@@ -136,9 +82,9 @@ def kind_defaults(kind: str, offers: list[Offer], *, keyless: bool) -> KindDefau
         held_effort="low",
         held_budget=budget,
         held_version=artifact.default_version,
-        step=spec.step,
-        prompt=spec.prompt,
-        placeholder=spec.placeholder,
+        step=page.step,
+        prompt=page.prompt,
+        placeholder=page.placeholder,
     )
 
 
@@ -146,9 +92,10 @@ def budget_chips(kind: str, model: str | None, chosen: Iterable[int] = ()) -> li
     """The budgets the "Vary max tokens" chips offer: the kind's own, the small ones that show
     the cliff (text always; other kinds on a free model), and whatever is chosen already (a
     reopened sweep's budgets)."""
-    chips = set(artifact_kind(kind).defaults.budget_chips) | set(chosen)
-    if kind == "text" or _free_to_call(model):
-        chips |= set(SMALL_BUDGETS.get(kind, ()))
+    artifact = artifact_kind(kind)
+    chips = set(artifact.defaults.budget_chips) | set(chosen)
+    if artifact.page.viewer == "text" or _free_to_call(model):
+        chips |= set(artifact.page.small_budgets)
     return sorted(chips)
 
 

@@ -12,7 +12,7 @@ from dash import ALL, Dash, Input, Output, ctx, dcc, html, no_update
 from sweepbench.money.prices import format_usd
 from sweepbench.store import Store
 from sweepbench.sweeps.history import delete_sweep, list_sweeps
-from sweepbench.web.defaults import KINDS
+from sweepbench.web.defaults import kinds_offered
 
 LIMIT = 100
 
@@ -32,7 +32,7 @@ def _rows(store: Store) -> list[Any]:
             html.Tr(
                 [
                     html.Td(when(s.created_at)),
-                    html.Td(KINDS.get(s.kind, s.kind)),
+                    html.Td(kinds_offered().get(s.kind, s.kind)),
                     html.Td(s.axis),
                     html.Td(str(s.cells)),
                     html.Td(f"~{format_usd(s.cost_usd)}"),

@@ -27,12 +27,12 @@ from sweepbench.sweeps.pricing import estimate_plan
 from sweepbench.web.cell_cards import cell_grid, tick_outputs
 from sweepbench.web.defaults import (
     AXIS_LABELS,
-    KINDS,
     KindDefaults,
     axes_for,
     budget_chips,
     default_prompts,
     kind_defaults,
+    kinds_offered,
 )
 from sweepbench.web.gate import Gate
 from sweepbench.web.offer import Offer, has_provider_key, offered_models, situation
@@ -165,7 +165,7 @@ def _layout_controls(d: KindDefaults, offers: list[Offer], kind: str, samples: i
                     dmc.SegmentedControl(
                         id="kind",
                         value=kind,
-                        data=[{"value": k, "label": v} for k, v in KINDS.items()],
+                        data=[{"value": k, "label": v} for k, v in kinds_offered().items()],
                     ),
                     dmc.SegmentedControl(
                         id="axis",
@@ -315,7 +315,7 @@ def _reopened(runner: SweepRunner, sweep_id: str | None) -> SweepSettings | None
         settings = sweep_settings(runner.view(sweep_id))
     except (SweepbenchError, ValueError, TypeError):
         return None
-    return settings if settings.kind in KINDS else None
+    return settings if settings.kind in kinds_offered() else None
 
 
 def layout(context: PageContext, search: str = "") -> Any:

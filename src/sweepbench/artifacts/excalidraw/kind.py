@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from sweepbench.artifacts.base import ArtifactKind, ArtifactOutcome, SweepDefaults
+from sweepbench.artifacts.base import ArtifactKind, ArtifactOutcome, PageFacts, SweepDefaults
 from sweepbench.artifacts.excalidraw.parser import (
     ElementStream,
     fill_envelope,
@@ -139,6 +139,20 @@ EXCALIDRAW = ArtifactKind(
         held_max_tokens=24000,
         budget_chips=(4000, 8000, 16000, 24000, 48000, 64000),
         prompt_cap=4000,
+    ),
+    page=PageFacts(
+        working="drawing…",
+        verb="Drawing",
+        kept="What was drawn is kept",
+        nouns=("element", "elements"),
+        viewer="canvas",
+        demo_model="scripted/sketch",
+        keyless_budget=1200,  # sketch: 822 words + 205 of low-effort thinking; local ends ~860
+        small_budgets=(500, 1000, 2000),
+        budgets=(8000, 24000),
+        step=4000,
+        placeholder="an architecture diagram of a payments service: api, ledger, queue, two "
+        "databases, with retry paths",
     ),
     # Spec §2.1 sends drawings to remote models free (the stream parser tolerates prose
     # around the JSON); the tiny local model gets LOCAL_SCENE_SCHEMA (the scene cut down to

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sweepbench.artifacts.base import ArtifactKind, ArtifactOutcome, SweepDefaults
+from sweepbench.artifacts.base import ArtifactKind, ArtifactOutcome, PageFacts, SweepDefaults
 from sweepbench.artifacts.sculpture import clamp, structure
 from sweepbench.artifacts.sculpture.expand import expand
 from sweepbench.artifacts.sculpture.glb import TooLarge, build_glb
@@ -168,6 +168,21 @@ SCULPTURE = ArtifactKind(
         held_max_tokens=4000,
         budget_chips=(2000, 4000, 8000, 16000),
         prompt_cap=400,
+    ),
+    page=PageFacts(
+        working="building…",
+        verb="Building",
+        kept="What was built is kept",
+        nouns=("part", "parts"),
+        viewer="model",
+        demo_model="scripted/sculpt",
+        keyless_budget=1000,
+        small_budgets=(250, 500, 1000),
+        models=("anthropic/claude-haiku-4-5", "anthropic/claude-opus-5"),
+        budgets=(2000, 8000),
+        step=1000,
+        prompt="a desert observatory, sandstone and brass, dish pointed at the sky",
+        placeholder="",
     ),
     schemas=SCHEMAS,
     parser=PartsParser,
