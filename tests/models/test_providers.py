@@ -267,3 +267,20 @@ def test_the_literal_scan_sees_a_comparison(tmp_path: Path) -> None:
         'def f(p: str) -> bool:\n    """openai"""\n    return p == "openrouter"\n'
     )
     assert provider_literals(tmp_path) == ["caller.py:6: 'openrouter'"]
+
+
+def test_each_provider_row_names_an_adapter_that_resolving_uses() -> None:
+    """Resolving a model is a lookup in the provider table (issue 28 §3), not a chain of
+    provider names: each row's adapter is a Model class, and resolve() returns one."""
+    import importlib
+
+    from sweepbench.models.base import Model
+    from sweepbench.models.providers import PROVIDERS
+    from sweepbench.models.registry import resolve
+
+    for entry in PROVIDERS.values():
+        module, _, name = entry.adapter.partition(":")
+        adapter = getattr(importlib.import_module(module), name)
+        assert issubclass(adapter, Model), entry.name
+    assert type(resolve("scripted/echo")).__name__ == "ScriptedModel"
+    assert type(resolve("anthropic/claude-opus-5")).__name__ == "AnthropicModel"

@@ -146,6 +146,12 @@ class Model(ABC):
     def __init__(self, info: ModelInfo) -> None:
         self.info = info
 
+    @classmethod
+    def for_info(cls, info: ModelInfo) -> Model:
+        """The adapter for a catalogued model (the registry's one way to make one; an adapter
+        that needs more than the model's facts, such as its server, finds it here)."""
+        return cls(info)
+
     @property
     def id(self) -> str:
         """The full ``provider/model`` id."""

@@ -68,6 +68,13 @@ class CompatibleModel(ChatCompletionsModel):
         self.endpoint = endpoint
         self.provider = info.provider
 
+    @classmethod
+    def for_info(cls, info: ModelInfo) -> CompatibleModel:
+        """The adapter with its configured server (none: calling it says how to add one)."""
+        from sweepbench.models.registry import endpoints
+
+        return cls(info, endpoints().get(info.provider))
+
     def base_url(self) -> str | None:
         if self.endpoint is None:
             raise UserError(

@@ -55,6 +55,9 @@ class Provider:
     paced_by_options: bool = False
     """Whether a call's time follows from its model id's own options (the scripted model's
     ``ttft`` and ``tps``), so an estimate needs no history of past calls."""
+    adapter: str = "sweepbench.models.compatible:CompatibleModel"
+    """The adapter class that speaks its wire API (``module:Class``, imported when a model of
+    it is first resolved); a configured endpoint is an OpenAI-compatible server."""
 
     def __post_init__(self) -> None:
         if (self.needs == "key") != bool(self.key_variables):
@@ -82,6 +85,7 @@ _TABLE = (
         vendor="Anthropic",
         pricing="genai-prices",
         default_model="anthropic/claude-opus-5",
+        adapter="sweepbench.models.anthropic:AnthropicModel",
     ),
     Provider(
         "openai",
@@ -90,6 +94,7 @@ _TABLE = (
         key_variables=("OPENAI_API_KEY", "CHATGPT_API_KEY"),
         pricing="genai-prices",
         default_model="openai/gpt-5.6-luna",
+        adapter="sweepbench.models.openai:OpenAIModel",
     ),
     Provider(
         "openrouter",
@@ -99,6 +104,7 @@ _TABLE = (
         pricing="openrouter-catalogue",
         listed_without_key=False,
         reports_credit=True,
+        adapter="sweepbench.models.openrouter:OpenRouterModel",
     ),
     Provider("compatible", "compatible", needs="endpoint", pricing="own-server"),
     Provider(
@@ -109,6 +115,7 @@ _TABLE = (
         free_source="local model: free",
         schema_grammar=True,
         one_at_a_time=True,
+        adapter="sweepbench.models.local:LocalModel",
     ),
     Provider(
         "scripted",
@@ -116,6 +123,7 @@ _TABLE = (
         pricing="free",
         free_source="scripted model: free",
         paced_by_options=True,
+        adapter="sweepbench.models.scripted:ScriptedModel",
     ),
 )
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, replace
 
 from sweepbench.errors import UserError
 from sweepbench.models.base import Model
 from sweepbench.models.catalog import ModelInfo, info_from_table, known_models, lookup
 from sweepbench.models.providers import PROVIDERS
+from sweepbench.models.providers import provider as provider_entry
 from sweepbench.settings import EndpointConfig, key_hint, load_config, provider_key
 
 
@@ -123,30 +125,9 @@ def model_info(model_id: str) -> ModelInfo:
 def resolve(model_id: str) -> Model:
     """The adapter for an id. Raises UserError for unknown providers or models."""
     info = model_info(model_id)
-    provider = info.provider
-    if provider == "anthropic":
-        from sweepbench.models.anthropic import AnthropicModel
-
-        return AnthropicModel(info)
-    if provider == "openai":
-        from sweepbench.models.openai import OpenAIModel
-
-        return OpenAIModel(info)
-    if provider == "openrouter":
-        from sweepbench.models.openrouter import OpenRouterModel
-
-        return OpenRouterModel(info)
-    if provider == "local":
-        from sweepbench.models.local import LocalModel
-
-        return LocalModel(info)
-    if provider == "scripted":
-        from sweepbench.models.scripted import ScriptedModel
-
-        return ScriptedModel(info)
-    from sweepbench.models.compatible import CompatibleModel
-
-    return CompatibleModel(info, endpoints().get(provider))
+    module, _, name = provider_entry(info.provider).adapter.partition(":")
+    adapter: type[Model] = getattr(importlib.import_module(module), name)
+    return adapter.for_info(info)
 
 
 def listed_models(*, refresh: bool = False) -> list[ModelInfo]:
