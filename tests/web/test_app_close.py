@@ -81,3 +81,23 @@ def test_closing_the_app_stops_its_hosted_runs_and_empties_its_queue(
     assert run is not None and run.status == "interrupted" and 0 < len(runs.statuses(first)) <= 3
     assert runs.run(second) is None  # the queued one never started: nothing recorded
     store.close()
+
+
+def test_the_app_hosts_its_sweeps_and_runs_on_one_loop_and_closing_ends_it(
+    isolated_home: Path,
+) -> None:
+    import threading
+
+    def loops() -> set[threading.Thread]:
+        return {t for t in threading.enumerate() if t.name.startswith("sweepbench-web")}
+
+    before = loops()
+    store = Store.open()
+    app = create_app(store)
+    context: WebContext = app.server.config["sweepbench.context"]
+    started = loops() - before
+    assert len(started) == 1  # the sweep runner and the benchmark host share it
+    assert context.runner._supervisor is context.supervisor
+    context.close(timeout=20)
+    assert not any(t.is_alive() for t in started)
+    store.close()

@@ -30,7 +30,7 @@ def app() -> Iterator[Any]:
     try:
         yield dash_app
     finally:
-        dash_app.server.config["sweepbench.runner"].close()
+        dash_app.server.config["sweepbench.context"].close()  # the runner and the loop
         store.close()
 
 

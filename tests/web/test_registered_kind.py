@@ -39,7 +39,7 @@ def base_url(poem: ArtifactKind) -> Iterator[str]:
         with serve(app) as url:
             yield url
     finally:
-        app.server.config["sweepbench.runner"].close()
+        app.server.config["sweepbench.context"].close()  # the runner and the loop
         store.close()
 
 

@@ -86,7 +86,7 @@ def make_app() -> Iterator[Any]:
         yield make
     finally:
         for app in apps:
-            app.server.config["sweepbench.runner"].close()
+            app.server.config["sweepbench.context"].close()  # the runner and the loop
         store.close()
 
 

@@ -35,7 +35,7 @@ def base_url() -> Iterator[str]:
         with serve(app) as url:
             yield url
     finally:
-        app.server.config["sweepbench.runner"].close()
+        app.server.config["sweepbench.context"].close()  # the runner and the loop
         store.close()
 
 
@@ -231,7 +231,7 @@ def test_a_public_server_needs_the_token_to_spend(
             html: Any = page.content()
             assert "placeholder-for-the-gate-test" not in html and "s3cret" not in html
     finally:
-        app.server.config["sweepbench.runner"].close()
+        app.server.config["sweepbench.context"].close()  # the runner and the loop
         store.close()
 
 

@@ -238,6 +238,7 @@ class SweepRunner:
         self.ledger = Ledger(store)
         self._sweeps: dict[str, LiveSweep] = {}
         self._lock = threading.Lock()
+        self._owns_supervisor = supervisor is None  # a shared one is closed by its owner
         self._supervisor = supervisor or Supervisor("sweepbench-sweeps")
 
     def start(
@@ -322,13 +323,15 @@ class SweepRunner:
         return (s for s in self.recent() if not s.done)
 
     def close(self, timeout: float = 5.0) -> None:
-        """Stop every running sweep, wait for them to settle, end the loop."""
+        """Stop every running sweep, wait for them to settle, and end the loop when it is this
+        runner's own (a supervisor passed in is closed by whoever made it)."""
         for live in list(self.running()):
             self.stop(live.id)
         deadline = time.monotonic() + timeout
         for live in list(self.running()):
             live.wait_done(max(deadline - time.monotonic(), 0.0))
-        self._supervisor.close(timeout)
+        if self._owns_supervisor:
+            self._supervisor.close(timeout)
 
     def _forget_old(self) -> None:
         finished = [k for k, v in self._sweeps.items() if v.done]

@@ -106,9 +106,10 @@ def create_app(
     folders = configured_benchmark_folders() if benchmark_folders is None else benchmark_folders
     offer = BenchmarkOffer.for_folders(folders)
     gate = gate or Gate.for_host(host)
-    runner = SweepRunner(store)
+    supervisor = Supervisor("sweepbench-web")  # one loop hosts the page's sweeps and runs
+    runner = SweepRunner(store, supervisor)
     context = sweep_page.PageContext(runner, gate)
-    web = WebContext(store, gate, runner, Supervisor("sweepbench-benchmarks"), offer)
+    web = WebContext(store, gate, runner, supervisor, offer)
     site = Site(
         gate,
         HostRule.for_server([host, gate.host], [*allowed_hosts, *hosts_from_environment()]),
