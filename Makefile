@@ -9,7 +9,7 @@ typecheck:
 	mypy
 
 test:
-	python -m pytest -q -n 2 --dist loadgroup
+	python -m pytest -q -n 3 --dist loadgroup
 
 bench:
 	python benchmarks/local_decode.py

@@ -3,7 +3,7 @@
 # busy processes (issue 27): the tests wait for states, so every one must pass on a loaded
 # machine as on a quiet one.
 #
-#   scripts/test_under_load.sh                     # the README's command (-n 2): the whole suite
+#   scripts/test_under_load.sh                     # the README's command (-n 3): the whole suite
 #   scripts/test_under_load.sh multiprocess ray    # only these parts (any of: multiprocess,
 #                                                  # ray, postgres, browser)
 #   BUSY=4 scripts/test_under_load.sh browser -- -x   # 4 busy processes; after --: pytest's
@@ -95,7 +95,7 @@ sampler_pid=$!
 echo "== $BUSY busy processes (${busy_pids[*]}) on $(nproc) cores; parts: ${parts[*]:-all}"
 started=$(date +%s)
 set +e
-python -m pytest -q -n 2 --dist loadgroup "${targets[@]}" "${extra[@]}" 2>&1 | tee "$workdir/out"
+python -m pytest -q -n 3 --dist loadgroup "${targets[@]}" "${extra[@]}" 2>&1 | tee "$workdir/out"
 status=${PIPESTATUS[0]}
 set -e
 took=$(( $(date +%s) - started ))
