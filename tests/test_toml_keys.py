@@ -126,3 +126,27 @@ def test_env_number_reads_whole_numbers_and_defaults(monkeypatch: pytest.MonkeyP
         env_number("SWEEPBENCH_X_TEST", 1, whole=True)
     monkeypatch.setenv("SWEEPBENCH_X_TEST", "3")
     assert env_number("SWEEPBENCH_X_TEST", 1, minimum=1, whole=True) == 3
+
+
+def test_model_settings_are_what_the_catalogue_reads() -> None:
+    """MODEL_SETTINGS lists exactly the keys ``_info_from_table`` reads (``spec.get("…")``,
+    ``dec("…")``), so a setting the reader learns is never refused, nor a dropped one kept."""
+    import ast
+    import inspect
+
+    from sweepbench.models import catalog
+
+    tree = ast.parse(inspect.getsource(catalog._info_from_table))
+    read = {
+        call.args[0].value
+        for call in ast.walk(tree)
+        if isinstance(call, ast.Call)
+        and call.args
+        and isinstance(call.args[0], ast.Constant)
+        and isinstance(call.args[0].value, str)
+        and (
+            (isinstance(call.func, ast.Attribute) and call.func.attr == "get")
+            or (isinstance(call.func, ast.Name) and call.func.id == "dec")
+        )
+    }
+    assert read == MODEL_SETTINGS

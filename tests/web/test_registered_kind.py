@@ -10,9 +10,9 @@ import pytest
 
 from sweepbench.artifacts import ArtifactKind, PageFacts, register
 from sweepbench.artifacts import registry as kinds
-from sweepbench.store import Store
 from sweepbench.web.defaults import kind_defaults, kinds_offered
-from tests.web.browser import RecordedPage, pick_models, serve
+from tests.web.browser import RecordedPage, pick_models
+from tests.web.conftest import Served
 from tests.web.test_sweep_page import _assert_clean, _finished, _open, _run
 
 POEM = ArtifactKind(
@@ -29,20 +29,6 @@ def poem(monkeypatch: pytest.MonkeyPatch) -> Iterator[ArtifactKind]:
     yield register(POEM)
 
 
-@pytest.fixture
-def base_url(poem: ArtifactKind) -> Iterator[str]:
-    from sweepbench.web.app import create_app
-
-    store = Store.open()
-    app = create_app(store)
-    try:
-        with serve(app) as url:
-            yield url
-    finally:
-        app.server.config["sweepbench.context"].close()  # the runner and the loop
-        store.close()
-
-
 def test_a_registered_kind_has_page_defaults_without_naming_it(poem: ArtifactKind) -> None:
     assert kinds_offered()["poem"] == "Poem"
     defaults = kind_defaults("poem", [], keyless=True)
@@ -50,9 +36,9 @@ def test_a_registered_kind_has_page_defaults_without_naming_it(poem: ArtifactKin
 
 
 def test_a_registered_kind_is_offered_and_runs_on_the_sweep_page(
-    page: RecordedPage, base_url: str
+    poem: ArtifactKind, served: Served, page: RecordedPage
 ) -> None:
-    _open(page, base_url)
+    _open(page, served.url)
     page.click("text=Poem")
     pick_models(page, ["scripted/lorem?tps=300", "scripted/echo?tps=100"])
     _run(page, "the sea at night")

@@ -1,6 +1,6 @@
 """``sweepbench bench sweep`` and ``sweepbench bench sweeps list|show|export``: one question set
 under several settings, priced first, run at once, compared on the same items. The rules are
-in ``bench.sweep_plan`` / ``bench.sweep_run`` / ``bench.sweep_result``; this renders them."""
+in ``bench.sweeps.plan`` / ``bench.sweeps.run`` / ``bench.sweeps.result``; this renders them."""
 
 from __future__ import annotations
 

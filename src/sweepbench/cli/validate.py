@@ -29,7 +29,7 @@ def read_budget(raw: str) -> int:
     plan's one rule and in its words: "64000", "64,000" and "64k" are 64,000; a value that is
     no number, or one outside 1 to ``MAX_BUDGET`` tokens, is a UserError naming the value.
     (Lowering a budget to a model's own limit, with a note, is
-    :func:`sweepbench.sweeps.plan.clamp_budget`.)"""
+    :func:`sweepbench.axes.cells.clamp_budget`.)"""
     from sweepbench.axes.cells import MAX_BUDGET, budget_in_range, coerce_budget
 
     shown = raw.strip()

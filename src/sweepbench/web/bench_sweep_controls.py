@@ -1,7 +1,7 @@
 """The Benchmark sweep page's controls and what they mean: the Sweep page's axis controls over
 a benchmark selection, read into a :class:`~sweepbench.bench.request.BenchRequest`, an axis and
 its values — what ``sweepbench bench sweep`` builds from its options. Planning, pricing and
-the start rule stay in ``bench.sweep_plan``."""
+the start rule stay in ``bench.sweeps.plan``."""
 
 from __future__ import annotations
 

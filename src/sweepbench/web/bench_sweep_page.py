@@ -8,8 +8,8 @@ progress every second, Stop, the settings on a score-against-price chart, the pa
 the files ``bench sweeps export`` writes to download. Advanced settings hold what the CLI's
 options do (repeats, temperature, requests at once, rate limits, student, decision judge, rule
 scoring, scoring version, answer length limit). ``?sweep=ID`` opens a stored sweep, its
-settings filled in. Every rule is the library's (``bench.sweep_plan``, ``bench.sweep_run``,
-``bench.sweep_result``); a sweep that may spend money is gated off loopback like the Sweep
+settings filled in. Every rule is the library's (``bench.sweeps.plan``, ``bench.sweeps.run``,
+``bench.sweeps.result``); a sweep that may spend money is gated off loopback like the Sweep
 page's runs (no key field: configured keys only)."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What the Benchmark sweep page shows of one sweep: each setting's progress (live from its
 runner while this process runs it, else as stored), the settings table and the paired verdicts
-(``bench.sweep_result``, the same rows and words as ``bench sweeps show``), the settings on a
+(``bench.sweeps.result``, the same rows and words as ``bench sweeps show``), the settings on a
 score-against-price chart, a link into each setting's run, every area's and task's score
 under each setting (``breakdown_rows``, as ``bench sweeps show --detail``) and the files
 ``bench sweeps export`` writes, to download."""

@@ -213,9 +213,9 @@ def tick_outputs(
         return samples[0] if samples else None
 
     badges_out = [badge_row(b["index"]) for b in badge_ids]
+    blends = page_facts(kind).viewer == "model"
     blend_out = [
-        cells.blend_line(per_cell.get(b["index"], [])) if page_facts(kind).viewer == "model" else ""
-        for b in badge_ids
+        cells.blend_line(per_cell.get(b["index"], [])) if blends else "" for b in badge_ids
     ]
     detail_out = [cells.detail_line(s, kind) if (s := first(b["index"])) else "" for b in badge_ids]
     problem_out = [cells.problem(s) if (s := first(b["index"])) else "" for b in badge_ids]

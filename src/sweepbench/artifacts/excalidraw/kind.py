@@ -15,7 +15,7 @@ from sweepbench.artifacts.excalidraw.parser import (
     load_scene_object,
     parse_response,
 )
-from sweepbench.artifacts.excalidraw.prompt import SYSTEM_PROMPT_V1
+from sweepbench.artifacts.excalidraw.prompt import PLACEHOLDER_PROMPT, SYSTEM_PROMPT_V1
 from sweepbench.artifacts.excalidraw.render import render_svg
 from sweepbench.artifacts.excalidraw.repair import draws_something
 from sweepbench.artifacts.excalidraw.schema import LOCAL_SCENE_SCHEMA
@@ -151,8 +151,7 @@ EXCALIDRAW = ArtifactKind(
         small_budgets=(500, 1000, 2000),
         budgets=(8000, 24000),
         step=4000,
-        placeholder="an architecture diagram of a payments service: api, ledger, queue, two "
-        "databases, with retry paths",
+        placeholder=PLACEHOLDER_PROMPT,
     ),
     # Spec §2.1 sends drawings to remote models free (the stream parser tolerates prose
     # around the JSON); the tiny local model gets LOCAL_SCENE_SCHEMA (the scene cut down to

@@ -2,7 +2,7 @@
 varying (model, effort, max tokens or prompt version), each setting an ordinary benchmark run.
 
 The axis is read by the same function as a single-prompt sweep's
-(:func:`sweepbench.sweeps.plan.axis_cells`), so both refuse the same things in the same words.
+(:func:`sweepbench.axes.cells.axis_cells`), so both refuse the same things in the same words.
 Each setting is planned by :func:`sweepbench.bench.request.prepare`, which continues the run
 with its settings hash when there is one; the sweep prices every setting and the total, per
 role, and is checked as a whole before anything starts:
