@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from sweepbench.bench.followups import filter_code
-from sweepbench.bench.items import Task
 from sweepbench.errors import ProviderError
+from sweepbench.judging.contract import verdict_schema as verdict_schema  # re-exported
 from sweepbench.models.base import Result
 
 
@@ -54,17 +53,3 @@ def from_result(result: Result, attempts: int, scrub: Callable[[str], str]) -> A
         latency_ms=int(result.wall_s * 1000),
         error=error,
     )
-
-
-def verdict_schema(task: Task, decision: bool) -> dict[str, Any]:
-    assert task.judge is not None
-    labels = [task.judge.positive_label, task.judge.negative_label]
-    properties: dict[str, Any] = {"judge_result": {"type": "string", "enum": labels}}
-    if not decision:
-        properties |= {"score": {"type": "number"}, "judge_reason": {"type": "string"}}
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }

@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from sweepbench.judging.contract import JudgeSpec as JudgeSpec  # the contract's, re-exported
+
 Grading = Literal["auto", "judge", "runtime"]
 """How a task is scored: checked automatically by a rule, graded by a judge model, or by the
 multi-turn teaching runtime (an evaluator model, ``bench.dialogue``)."""
@@ -105,18 +107,6 @@ class PromptVersion:
         )
         system = item.system if self.system is None else self.system
         return replace(item, prompt=prompt, system=system)
-
-
-@dataclass(frozen=True)
-class JudgeSpec:
-    """How a judge model grades a task (spec §14)."""
-
-    rubric: str
-    """One sentence: what a passing answer does."""
-    positive_label: str = "pass"
-    negative_label: str = "fail"
-    template: str = ""
-    """The name shown after ``[JUDGE_TASK]`` (defaults to the task id)."""
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,13 @@
 """Judge-scored sweeps: a judge model grades each cell's output into a score from 0 to 1.
 
-The judge is asked through the benchmark judge contract (``bench.scoring.judge``): the same
-messages (``judge_messages``), the same strict JSON verdict schema and the same parser
-(``parse_verdict``), on a one-item task built from the sweep's prompt and the rubric (or the
-reference answer). Every grade is one engine call with role ``judge``, priced in the sweep's
-estimate and admitted with the sweep at its worst case: the judge prompt with the cell's answer
-at its whole output budget (:data:`ANSWER_BYTES_PER_TOKEN` bytes a token; a longer answer is
-cut to that before it is sent, so the call never needs more than was held), and the judge's
-own budget out.
+The judge is asked through the judge contract benchmarks use too
+(:mod:`sweepbench.judging.contract`): the same messages (``judge_messages``), the same strict
+JSON verdict schema (``verdict_schema``) and the same parser (``parse_verdict``), on a one-item
+task built from the sweep's prompt and the rubric (or the reference answer). Every grade is
+one engine call with role ``judge``, priced in the sweep's estimate and admitted with the sweep
+at its worst case: the judge prompt with the cell's answer at its whole output budget
+(:data:`ANSWER_BYTES_PER_TOKEN` bytes a token; a longer answer is cut to that before it is
+sent, so the call never needs more than was held), and the judge's own budget out.
 
 With repeats, each cell is a :class:`~sweepbench.bench.sweeps.compare.SettingScores` whose items
 are its samples (``sample-<r>``): the r-th sample of every cell is paired with the r-th of the
@@ -22,10 +22,16 @@ from decimal import ROUND_UP, Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from sweepbench.bench.answers import verdict_schema
-from sweepbench.bench.items import Item, JudgeSpec, Task
-from sweepbench.bench.scoring.judge import JUDGE_MAX_TOKENS, judge_messages, parse_verdict
 from sweepbench.errors import UserError
+from sweepbench.judging.contract import (
+    JUDGE_MAX_TOKENS,
+    JudgeSpec,
+    PlainItem,
+    PlainTask,
+    judge_messages,
+    parse_verdict,
+    verdict_schema,
+)
 from sweepbench.models.base import GenerateSettings, Request
 from sweepbench.models.registry import model_info
 from sweepbench.models.tokens import prompt_token_bound, typical_prompt_tokens
@@ -181,26 +187,13 @@ def resolve_judge(
     )
 
 
-def _task(judge: SweepJudge, kind: str) -> Task:
-    return Task(
-        id=f"sweep-{kind}",
-        area="sweep",
-        name="single-prompt sweep",
-        grading="judge",
-        scorer="judge",
-        judge=judge.spec,
-    )
+def _task(judge: SweepJudge, kind: str) -> PlainTask:
+    return PlainTask(id=f"sweep-{kind}", area="sweep", judge=judge.spec)
 
 
-def _item(judge: SweepJudge, kind: str, prompt: str) -> Item:
-    return Item(
-        key="sweep",
-        sample_id="sweep",
-        task=f"sweep-{kind}",
-        dimension=kind,
-        prompt=prompt,
-        reference=judge.reference,
-        metadata={"kind": kind},
+def _item(judge: SweepJudge, kind: str, prompt: str) -> PlainItem:
+    return PlainItem(
+        prompt=prompt, dimension=kind, reference=judge.reference, metadata={"kind": kind}
     )
 
 
