@@ -2,7 +2,8 @@
 
 A benchmark is found by name — ``sample`` (built in), ``elbench`` (from the user's copy of its
 data, ``--data PATH/benchmark_root``) — or by the path of a declaration file of the user's own
-(``my-bench.yaml`` or ``my_bench.py``; see docs/benchmarks.md).
+(``my-bench.yaml`` or ``my_bench.py``; see docs/benchmarks.md). The names and how each loads are
+the source registry's (:mod:`~sweepbench.bench.sources.registry`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from sweepbench.bench.items import SCOPE_ALIASES, Benchmark, Scope, Task
+from sweepbench.bench.sources.registry import source
 from sweepbench.errors import UserError
 
 PresetName = Literal["quick", "auto", "full"]
@@ -53,7 +55,6 @@ PRESETS: dict[str, Preset] = {
     "full": Preset("full", None, False, "Complete benchmark", "all {n} questions"),
 }  # fmt: skip
 PRESET_ALIASES = {"auto-checked": "auto", "automatic": "auto", "all": "full"}
-BUILTIN = ("sample", "elbench")
 
 
 def preset(name: str) -> Preset:
@@ -77,33 +78,6 @@ def load_benchmark(
 ) -> Benchmark:
     """Load a benchmark by name or declaration path. ``data`` is the data folder for a
     benchmark whose data is not shipped (ELBench). A declaration reads data only from its own
-    folder unless ``allow_data_outside`` (``--allow-data-outside``)."""
-    key = name.strip()
-    if key.lower() == "sample":
-        from sweepbench.bench.sources.declared import sample_benchmark
-
-        return sample_benchmark()
-    if key.lower() == "sample-teaching":  # the sample teaching dialogues (docs/benchmarks.md)
-        from sweepbench.bench.sources.declared import SAMPLE_FOLDER, load_declared
-
-        return load_declared(SAMPLE_FOLDER / "teaching.yaml")
-    if key.lower() == "elbench":
-        if data is None:
-            raise UserError(
-                "ELBench's data is not shipped with sweepbench (it carries no licence): "
-                "give your copy with --data PATH/benchmark_root"
-            )
-        from sweepbench.bench.sources.elbench import load_elbench
-
-        return load_elbench(data)
-    path = Path(key).expanduser()
-    if path.suffix.lower() in (".yaml", ".yml", ".py"):
-        if not path.is_file():
-            raise UserError(f"no benchmark declaration at {path}")
-        from sweepbench.bench.sources.declared import load_declared
-
-        return load_declared(path, allow_data_outside=allow_data_outside)
-    raise UserError(
-        f"unknown benchmark {name!r}: use one of {', '.join(BUILTIN)}, "
-        "or the path of your own declaration (.yaml or .py)"
-    )
+    folder unless ``allow_data_outside`` (``--allow-data-outside``). UserError for an
+    unknown name, naming the known ones."""
+    return source(name, allow_data_outside=allow_data_outside).load(data)

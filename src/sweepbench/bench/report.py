@@ -13,7 +13,6 @@ from typing import Any, cast
 from rich.table import Table
 from rich.text import Text
 
-from sweepbench.bench.catalog import load_benchmark
 from sweepbench.bench.dialogue.export import dialogue_files
 from sweepbench.bench.items import Area, Benchmark, Item, Scope, Task
 from sweepbench.bench.results import (
@@ -28,6 +27,7 @@ from sweepbench.bench.results import (
     summarise,
     summary_csv,
 )
+from sweepbench.bench.sources.registry import reload_run
 from sweepbench.bench.storage import BenchStore, RunRow, run_is_live
 from sweepbench.errors import SweepbenchError, UserError
 from sweepbench.settings import scrub, secret_values
@@ -75,14 +75,8 @@ def _skeleton(run: RunRow) -> Benchmark:
 def _benchmark_of(run: RunRow) -> tuple[Benchmark, str | None]:
     """The run's benchmark, reloaded (for the expected item counts); the stored catalogue
     when its data cannot be loaded any more, with a note saying so."""
-    source = run.settings.get("benchmark_source") or ""
     try:
-        if run.benchmark == "sample":
-            return load_benchmark("sample"), None
-        if run.benchmark == "elbench":
-            return load_benchmark("elbench", Path(source)), None
-        outside = bool(run.settings.get("allow_data_outside", False))  # as the run was made
-        return load_benchmark(source, allow_data_outside=outside), None
+        return reload_run(run), None
     except (SweepbenchError, OSError) as exc:
         return (
             _skeleton(run),

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from sweepbench.bench.catalog import PRESETS, load_benchmark, scope
 from sweepbench.bench.items import Benchmark
+from sweepbench.bench.sources.registry import sources
 from sweepbench.cli.bench_options import (
     AllowDataOutsideOpt,
     DataOpt,
@@ -29,7 +30,8 @@ def list_command(
     as_json: JsonOpt = False,
 ) -> None:
     """The benchmarks and their tasks: area, items, grading and whether each can run."""
-    names = list(benchmarks or (["sample", "elbench"] if data else ["sample"]))
+    listed = [s for s in sources() if s.listed]
+    names = list(benchmarks or [s.name for s in listed if data or not s.needs_data])
     chosen_scope = scope(scope_name)
     loaded = [load_benchmark(name, data, allow_data_outside=allow_data_outside) for name in names]
     if as_json:
@@ -38,11 +40,11 @@ def list_command(
         return
     for benchmark in loaded:
         _print_benchmark(benchmark, chosen_scope)
-    if not data and "elbench" not in names:
-        err.print(
-            "[dim]ELBench: its data is not shipped (no licence); list it with "
-            "--data PATH/benchmark_root.[/dim]"
-        )
+    if not data:  # say how to list what needs its data
+        asked = {name.strip().lower() for name in names}
+        for left_out in (s for s in listed if s.needs_data and s.name not in asked):
+            hint = left_out.data_hint or f"{left_out.name}: list it with --data PATH"
+            err.print(Text(hint), style="dim")
 
 
 def _task_state(task: Any, scope_name: str) -> str:

@@ -32,6 +32,7 @@ from sweepbench.bench.request import BenchRequest, parse_usd, prepare, start_che
 from sweepbench.bench.results import detailed_rows, format_money, format_score
 from sweepbench.bench.results_text import outcome_text, scores_line
 from sweepbench.bench.resume import PreparedRun
+from sweepbench.bench.sources.registry import sources as benchmark_sources
 from sweepbench.bench.wording import estimate_lines
 from sweepbench.errors import SweepbenchError, UserError
 from sweepbench.models.providers import provider
@@ -59,9 +60,7 @@ REMOVED = (
     "to queue it again."
 )
 BENCHMARKS = [
-    ("sample", "sweepbench sample"),
-    ("sample-teaching", "Sample teaching dialogues"),
-    ("elbench", "ELBench (your copy of its data)"),
+    *((s.name, s.label) for s in benchmark_sources()),  # the source registry's, in its order
     ("declaration", "A declaration in this server's benchmark folders (.yaml)"),
 ]
 DOWNLOADS = [
