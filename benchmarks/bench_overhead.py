@@ -107,7 +107,8 @@ def child_run(n: int, folder: Path) -> dict[str, Any]:
     """The full runner on a fresh store, then a resume of the finished run."""
     import os
 
-    from sweepbench.bench.resume import prepare
+    from sweepbench.bench.request import BenchRequest
+    from sweepbench.bench.resume import plan_run
     from sweepbench.bench.run import BenchRunner
     from sweepbench.bench.storage import BenchStore
     from sweepbench.store import Store
@@ -117,7 +118,8 @@ def child_run(n: int, folder: Path) -> dict[str, Any]:
     store = Store.open(f"sqlite:///{folder / 'bench.db'}")
     benchmark = make_benchmark(n)
     started = time.perf_counter()
-    prepared = prepare(benchmark, store, model=MODEL)
+    request = BenchRequest(benchmark=benchmark.id, models={"target": MODEL})
+    prepared = plan_run(benchmark, request, store)
     outcome = asyncio.run(BenchRunner(prepared, store, concurrency=8).run())
     run_s = time.perf_counter() - started
     runs = BenchStore(store)
@@ -137,7 +139,7 @@ def child_run(n: int, folder: Path) -> dict[str, Any]:
         ).all()
     ledger_spent = Ledger(store).summary().spent_today
     started = time.perf_counter()
-    again = prepare(benchmark, store, model=MODEL)
+    again = plan_run(benchmark, request, store)
     resumed = asyncio.run(BenchRunner(again, store, concurrency=8).run())
     resume_s = time.perf_counter() - started
     return {

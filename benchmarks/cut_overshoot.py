@@ -70,8 +70,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 async def measure(delay: float, limit: Decimal) -> dict[str, Any]:
     from sweepbench.bench.items import Area, Benchmark, Item, Task
-    from sweepbench.bench.plan import Limits
-    from sweepbench.bench.resume import prepare
+    from sweepbench.bench.request import BenchRequest
+    from sweepbench.bench.resume import plan_run
     from sweepbench.bench.run import BenchRunner
     from sweepbench.money.ledger import Ledger
     from sweepbench.store import Store
@@ -86,7 +86,8 @@ async def measure(delay: float, limit: Decimal) -> dict[str, Any]:
         bench = Benchmark("cut", "Cut", (Area("a", "A", (task,)),))
         with tempfile.TemporaryDirectory() as home:
             store = Store.open(f"sqlite:///{Path(home) / 'b.db'}")
-            prepared = prepare(bench, store, model="compatible/m", limits=Limits(total=limit))
+            request = BenchRequest(benchmark="cut", models={"target": "compatible/m"}, limit=limit)
+            prepared = plan_run(bench, request, store)
             outcome = await BenchRunner(prepared, store, concurrency=1).run()
             server.done.wait(30)
             (call,) = store.list_calls(limit=None, run_id=outcome.run_id)

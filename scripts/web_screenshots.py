@@ -24,8 +24,9 @@ def _prepare_store() -> tuple[str, str]:
     from tests.bench.sweep_helpers import guess, marked_benchmark
 
     import sweepbench
-    from sweepbench.bench.request import BenchRequest, prepare
+    from sweepbench.bench.request import BenchRequest
     from sweepbench.bench.run import BenchRunner
+    from sweepbench.bench.start import prepare
     from sweepbench.store import Store
 
     home = Path(os.environ["SWEEPBENCH_HOME"])

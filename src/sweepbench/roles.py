@@ -46,3 +46,9 @@ def label(role: str) -> str:
         if known == role:
             return text
     return role
+
+
+def role_word(role: str) -> str:
+    """A role's name for a person, capitalised ("Model under test", "Judge")."""
+    word = label(role)
+    return word[:1].upper() + word[1:]

@@ -1,11 +1,13 @@
 """Configuration from the environment and an optional TOML file.
 
+Every ``SWEEPBENCH_*`` variable is declared in :mod:`sweepbench.variables`; both settings
+files (``config.toml``, ``models.toml``) are read through :func:`read_toml_file`, parsed once
+per version of the file. ``sweepbench config`` shows what is in effect and where it came from.
 Keys are read at call time, never at import, and never written anywhere.
 """
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import threading
@@ -14,7 +16,6 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -23,6 +24,8 @@ import platformdirs
 
 from sweepbench.errors import UserError
 from sweepbench.toml_keys import ANY, Schema, refuse_unknown_keys
+from sweepbench.variables import CONFIG, DB, HOME, SHARED, base_url_variable
+from sweepbench.variables import utf8_problem as utf8_problem
 
 #: Environment variables that hold each provider's key, first match wins. This base layer names
 #: no provider: the model layer's table (:mod:`sweepbench.models.providers`) registers its keyed
@@ -35,63 +38,23 @@ def register_key_variables(provider: str, variables: tuple[str, ...]) -> None:
     KEY_VARIABLES[provider] = tuple(variables)
 
 
-HOME_ENV = "SWEEPBENCH_HOME"
-CONFIG_ENV = "SWEEPBENCH_CONFIG"
+HOME_ENV = HOME.name
+CONFIG_ENV = CONFIG.name
 
 
-def utf8_problem(text: str) -> str | None:
-    """Why ``text`` cannot be kept as UTF-8, or None when it can: ``"byte 0xff at byte
-    offset 3"`` for a byte the operating system could not decode (Python holds it as a lone
-    surrogate, e.g. ``os.fsdecode(b"\\xff")``), ``"a lone surrogate U+D800 at byte offset 3"``
-    for one that came as text. The offset is where that byte is in the UTF-8 encoding of
-    what comes before it, i.e. in the bytes as given."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        offset = len(text[: exc.start].encode("utf-8"))
-        code = ord(text[exc.start])
-        if 0xDC80 <= code <= 0xDCFF:  # surrogateescape: the undecodable byte itself
-            return f"byte 0x{code - 0xDC00:02x} at byte offset {offset}"
-        return f"a lone surrogate U+{code:04X} at byte offset {offset}"
-    return None
-
-
-def _path_variable(name: str) -> str | None:
-    """A path-valued environment variable: None when unset or blank; a UserError naming the
-    variable when it is not UTF-8 (the path goes into URLs, messages and the store)."""
-    value = os.environ.get(name)
-    if value is None or not value.strip():
-        return None
-    problem = utf8_problem(value)
-    if problem is not None:
-        raise UserError(f"{name} is not valid UTF-8 text ({problem}); give it a UTF-8 path")
-    return value
-
-
-def env_number(name: str, default: float, *, minimum: float = 0, whole: bool = False) -> float:
-    """A numeric environment variable: ``default`` when unset or blank; a UserError naming the
-    variable, the value and what it must be otherwise (never a traceback from ``float``)."""
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    what = "a whole number" if whole else "a number"
-    try:
-        value = float(int(raw)) if whole else float(raw)
-    except ValueError:
-        raise UserError(f"{name} must be {what}, got {raw!r}") from None
-    if not math.isfinite(value):
-        raise UserError(f"{name} must be {what}, got {raw!r}")
-    if value < minimum:
-        raise UserError(f"{name} must be at least {minimum:g}, got {raw}")
-    return value
+def home_folder() -> Path:
+    """The home folder's path (``SWEEPBENCH_HOME``, else the platform's data folder), without
+    creating it."""
+    env = HOME.value()
+    return Path(env) if env else Path(platformdirs.user_data_dir("sweepbench"))
 
 
 def home() -> Path:
     """The folder for the store, caches and the config file (``SWEEPBENCH_HOME``), created
     when missing. A UserError naming the variable and the path when it cannot be a folder
     (a file is in the way, a parent is not a folder, no permission)."""
-    env = _path_variable(HOME_ENV)
-    path = Path(env) if env else Path(platformdirs.user_data_dir("sweepbench"))
+    env = HOME.is_set()
+    path = home_folder()
     where = f"{HOME_ENV}={path}" if env else f"the home folder {path} (set {HOME_ENV})"
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -109,12 +72,12 @@ def home() -> Path:
 
 def database_url() -> str:
     """SQLAlchemy URL of the store: ``SWEEPBENCH_DB`` or a SQLite file under the home folder."""
-    return os.environ.get("SWEEPBENCH_DB") or f"sqlite:///{home() / 'sweepbench.db'}"
+    return DB.value() or f"sqlite:///{home() / 'sweepbench.db'}"
 
 
 def config_path() -> Path:
     """The optional config file: ``SWEEPBENCH_CONFIG`` or ``config.toml`` in the home folder."""
-    env = _path_variable(CONFIG_ENV)
+    env = CONFIG.value()
     return Path(env) if env else home() / "config.toml"
 
 
@@ -201,7 +164,7 @@ def read_toml(
 
 
 def _shown_config(path: Path) -> str:
-    return f"{path} ({CONFIG_ENV})" if os.environ.get(CONFIG_ENV) else str(path)
+    return f"{path} ({CONFIG_ENV})" if CONFIG.is_set() else str(path)
 
 
 CONFIG_SCHEMA: Schema = {
@@ -214,23 +177,55 @@ CONFIG_SCHEMA: Schema = {
 """Every section and setting the config file may hold; anything else is refused."""
 
 
-@cache
-def _load_config(path: Path, mtime: float) -> Config:
-    return _parse_config(read_toml(path, _shown_config(path), schema=CONFIG_SCHEMA), path)
+_Stamp = tuple[int, int]
+_PARSED: dict[tuple[Path, str], tuple[_Stamp, Any]] = {}
+_PARSED_LOCK = threading.Lock()
+
+
+def _stamp(path: Path) -> _Stamp:
+    status = path.stat()
+    return status.st_mtime_ns, status.st_size
+
+
+def read_toml_file(
+    path: Path, shown: str, schema: Schema, build: Any = None, *, kind: str = ""
+) -> Any:
+    """A settings file read with :func:`read_toml` against ``schema`` (``build(data)`` of it
+    when given), parsed once per version of the file: again only when its modification time
+    or size changes. ``kind`` names what is built, so two readers of one file keep apart."""
+    key = (path, f"{kind}:{shown}")
+    stamp = _stamp(path)
+    with _PARSED_LOCK:
+        found = _PARSED.get(key)
+    if found is not None and found[0] == stamp:
+        return found[1]
+    data = read_toml(path, shown, schema=schema)
+    value = data if build is None else build(data)
+    with _PARSED_LOCK:
+        _PARSED[key] = (stamp, value)
+    return value
 
 
 def load_config() -> Config:
-    """Read the config file if there is one (re-read when it changes). A folder where the
-    file should be, or a file that cannot be read or is not TOML, is a UserError naming it."""
+    """Read the config file if there is one (parsed again only when it changes). A folder
+    where the file should be, or a file that cannot be read or is not TOML, is a UserError
+    naming it."""
     path = config_path()
     if path.is_dir():
         raise UserError(f"{_shown_config(path)} is a folder, not a TOML file")
     if not path.is_file():
         return Config()
-    return _load_config(path, path.stat().st_mtime)
+    config: Config = read_toml_file(
+        path,
+        _shown_config(path),
+        CONFIG_SCHEMA,
+        lambda data: _parse_config(data, path),
+        kind="config",
+    )
+    return config
 
 
-SHARED_ENV = "SWEEPBENCH_SHARED"
+SHARED_ENV = SHARED.name
 SHARED_HINT = (
     f'set {SHARED_ENV} to a folder or an fsspec URL, or put shared = "…" under [leaderboard] '
     "in the config file"
@@ -269,8 +264,8 @@ def shared_place() -> str | None:
     file (a relative folder there is relative to the file's folder). Read at call time. A bad
     value (not text, blank in the file, not UTF-8, a URL naming no place, a file where the
     folder should be) is a UserError naming where it came from."""
-    env = os.environ.get(SHARED_ENV)
-    if env is not None and env.strip():
+    env = SHARED.value()
+    if env is not None:
         return _shared_value(env, SHARED_ENV, None)
     config = load_config()
     section = config.raw.get("leaderboard")
@@ -369,6 +364,12 @@ def provider_key(provider: str) -> str | None:
     return load_config().keys.get(provider) or None
 
 
+def key_variable_set(provider: str) -> str | None:
+    """The first of a provider's key variables that is set (the one :func:`provider_key`
+    reads), or None. For showing where a key came from, never the key."""
+    return next((var for var in KEY_VARIABLES.get(provider, ()) if os.environ.get(var)), None)
+
+
 def key_hint(provider: str) -> str:
     """How to give a provider its key, for error messages."""
     names = KEY_VARIABLES.get(provider, ())
@@ -378,8 +379,10 @@ def key_hint(provider: str) -> str:
 
 
 def base_url_override(provider: str) -> str | None:
-    """``SWEEPBENCH_<PROVIDER>_BASE_URL``: send a provider's calls elsewhere (proxies, tests)."""
-    return os.environ.get(f"SWEEPBENCH_{provider.upper()}_BASE_URL") or None
+    """``SWEEPBENCH_<PROVIDER>_BASE_URL``: send a provider's calls elsewhere (proxies, tests);
+    None for a provider without one (:func:`sweepbench.variables.base_url_variable`)."""
+    variable = base_url_variable(provider)
+    return None if variable is None else variable.value()
 
 
 REDACTED = "[redacted]"

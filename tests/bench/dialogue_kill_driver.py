@@ -11,10 +11,11 @@ import asyncio
 import sys
 
 from sweepbench.bench.items import Area, Benchmark, Item, Task
-from sweepbench.bench.resume import prepare
-from sweepbench.bench.run import BenchRunner, RunOutcome
+from sweepbench.bench.run import BenchRunner
+from sweepbench.bench.run_progress import RunOutcome
 from sweepbench.engine.retry import RetryPolicy
 from sweepbench.store import Store
+from tests.bench.plans import prepare
 
 TUTOR = "scripted/tutor?end_after=8&ttft=0.02"
 EVALUATOR = "scripted/evaluator?score=4"

@@ -13,12 +13,14 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from sweepbench.bench.resume import PreparedRun, prepare
-from sweepbench.bench.run import BenchRunner, RunOutcome
+from sweepbench.bench.resume import PreparedRun
+from sweepbench.bench.run import BenchRunner
+from sweepbench.bench.run_progress import RunOutcome
 from sweepbench.bench.storage import BenchStore
 from sweepbench.engine.retry import RetryPolicy
 from sweepbench.store import Store
 from tests.bench.helpers import toy_benchmark
+from tests.bench.plans import prepare
 
 MODEL = "scripted/echo?text=42&ttft=0.002"
 """Answers the even rows right; about 2 ms per call, so 2,000 items take a second or two."""

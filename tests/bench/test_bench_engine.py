@@ -12,14 +12,15 @@ from typing import Any
 
 import pytest
 
-from sweepbench.bench.resume import prepare
-from sweepbench.bench.run import BenchRunner, RunOutcome
+from sweepbench.bench.run import BenchRunner
+from sweepbench.bench.run_progress import RunOutcome
 from sweepbench.bench.storage import BenchStore
 from sweepbench.engine import RetryPolicy
 from sweepbench.models.tokens import prompt_token_bound
 from sweepbench.money.ledger import Ledger
 from sweepbench.store import Store
 from tests.bench.helpers import calls_of, compatible_server, set_prices, toy_benchmark
+from tests.bench.plans import prepare
 from tests.helpers import cli, store_texts
 from tests.servers import Reply, StreamFailure
 

@@ -18,11 +18,13 @@ import pytest
 
 from sweepbench.bench import run as run_module
 from sweepbench.bench.items import Area, Benchmark, Item, Task
-from sweepbench.bench.plan import Limits, Selection, build_plan
-from sweepbench.bench.resume import prepare
-from sweepbench.bench.run import BenchRunner, RunOutcome
+from sweepbench.bench.run import BenchRunner
+from sweepbench.bench.run_config import Limits, Selection
+from sweepbench.bench.run_liveness import run_is_live
+from sweepbench.bench.run_progress import RunOutcome
 from sweepbench.bench.scoring.judge import JUDGE_MAX_TOKENS
-from sweepbench.bench.storage import BenchStore, RunRow, run_is_live
+from sweepbench.bench.storage import BenchStore
+from sweepbench.bench.storage_rows import RunRow
 from sweepbench.engine import RateLimits, RetryPolicy
 from sweepbench.engine.cut import CUT_MARGIN_TOKENS, DELTA_RESERVE_TOKENS, MIN_OUTPUT_TOKENS
 from sweepbench.engine.limits import CallLimits
@@ -39,6 +41,7 @@ from tests.bench.helpers import (
     set_prices,
     toy_benchmark,
 )
+from tests.bench.plans import build_plan, prepare
 from tests.servers import Reply
 
 FAST = RetryPolicy(base_delay_s=0.001, max_delay_s=0.002, rate_limit_floor_s=0.001)

@@ -498,10 +498,10 @@ def test_a_declared_benchmark_runs_and_its_report_survives_the_file_going_away(
 def _stop_after(count: int, model: str) -> str:
     """Start the sample's automatically checked set in the home's store, stop it after
     ``count`` answers (as Ctrl-C would) and return its run id."""
-    from sweepbench.bench.plan import Selection
-    from sweepbench.bench.resume import prepare
     from sweepbench.bench.run import BenchRunner
+    from sweepbench.bench.run_config import Selection
     from sweepbench.store import Store
+    from tests.bench.plans import prepare
 
     with Store.open() as store:
         prepared = prepare(

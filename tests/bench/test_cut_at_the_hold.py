@@ -10,9 +10,9 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from sweepbench.bench.plan import Limits
-from sweepbench.bench.resume import prepare
-from sweepbench.bench.run import BenchRunner, RunOutcome
+from sweepbench.bench.run import BenchRunner
+from sweepbench.bench.run_config import Limits
+from sweepbench.bench.run_progress import RunOutcome
 from sweepbench.bench.storage import BenchStore
 from sweepbench.engine import RetryPolicy
 from sweepbench.engine.cut import CUT_MARGIN_TOKENS, DELTA_RESERVE_TOKENS, MIN_OUTPUT_TOKENS
@@ -21,6 +21,7 @@ from sweepbench.money.ledger import Ledger
 from sweepbench.store import Store
 from sweepbench.store.schema import spend_reservations
 from tests.bench.helpers import calls_of, set_prices, toy_benchmark
+from tests.bench.plans import prepare
 
 FAST = RetryPolicy(base_delay_s=0.001, max_delay_s=0.002, rate_limit_floor_s=0.001)
 PER_TOKEN = Decimal("0.001")  # $1,000 per million output tokens, prompts free

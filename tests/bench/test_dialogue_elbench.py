@@ -12,14 +12,14 @@ import pytest
 
 from sweepbench.bench.dialogue.scenario import scenario_for
 from sweepbench.bench.items import Benchmark
-from sweepbench.bench.plan import Selection
-from sweepbench.bench.resume import prepare
 from sweepbench.bench.run import BenchRunner
+from sweepbench.bench.run_config import Selection
 from sweepbench.bench.sources.elbench import load_elbench
 from sweepbench.bench.storage import BenchStore
 from sweepbench.engine import RetryPolicy
 from sweepbench.store import Store
 from tests.bench.helpers import calls_of, elbench_root
+from tests.bench.plans import prepare
 
 DATA = elbench_root()
 TEACHING = ("knowledge", "question", "cross", "guided")

@@ -387,13 +387,13 @@ async def test_a_guided_lesson_on_a_compatible_server_sends_elbenchs_settings_an
     bench: Benchmark, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from sweepbench.bench.dialogue.export import dialogue_files
-    from sweepbench.bench.plan import Selection
-    from sweepbench.bench.resume import prepare
     from sweepbench.bench.run import BenchRunner
+    from sweepbench.bench.run_config import Selection
     from sweepbench.bench.storage import BenchStore
     from sweepbench.engine import RetryPolicy
     from sweepbench.store import Store
     from tests.bench.helpers import compatible_server
+    from tests.bench.plans import prepare
     from tests.servers import Reply as ServerReply
 
     fields = [f.name for f in scenario(bench, "guided", "replicated").fields]

@@ -21,15 +21,16 @@ import sqlalchemy as sa
 
 from sweepbench.bench.dialogue.storage import read_turns
 from sweepbench.bench.items import Area, Benchmark, Item, Task
-from sweepbench.bench.plan import Limits, build_plan
-from sweepbench.bench.resume import prepare
-from sweepbench.bench.run import BenchRunner, RunOutcome
+from sweepbench.bench.run import BenchRunner
+from sweepbench.bench.run_config import Limits
+from sweepbench.bench.run_progress import RunOutcome
 from sweepbench.bench.storage import BenchStore
 from sweepbench.engine import RetryPolicy
 from sweepbench.store import Store
 from sweepbench.store.schema import bench_turns
 from tests.bench import dialogue_kill_driver as driver
 from tests.bench.helpers import calls_of, set_prices
+from tests.bench.plans import build_plan, prepare
 
 FAST = RetryPolicy(base_delay_s=0.001, max_delay_s=0.002, rate_limit_floor_s=0.001)
 FIELDS = ["role_consistency", "guidance", "accuracy"]

@@ -12,11 +12,11 @@ import pytest
 
 from sweepbench.bench.catalog import load_benchmark
 from sweepbench.bench.dialogue.scenario import scenario_for
-from sweepbench.bench.plan import build_plan
 from sweepbench.bench.sources.declared import load_declared
 from sweepbench.errors import DataError
 from sweepbench.store import Store
 from tests.bench.helpers import calls_of
+from tests.bench.plans import build_plan
 from tests.helpers import run_cli
 
 TUTOR = "scripted/tutor?end_after=3"
@@ -53,7 +53,7 @@ def test_the_student_is_priced_hashed_and_defaults_to_the_judge() -> None:
 
 
 def _tasks(*ids: str) -> Any:
-    from sweepbench.bench.plan import Selection
+    from sweepbench.bench.run_config import Selection
 
     return Selection(tasks=ids)
 

@@ -534,11 +534,11 @@ def test_prompt_helpers() -> None:
 async def test_edu_rule_scoring_runs_offline(tmp_path: Path) -> None:
     from urllib.parse import quote
 
-    from sweepbench.bench.plan import Selection
-    from sweepbench.bench.resume import prepare
     from sweepbench.bench.run import BenchRunner
+    from sweepbench.bench.run_config import Selection
     from sweepbench.bench.storage import BenchStore
     from sweepbench.store import Store
+    from tests.bench.plans import prepare
 
     record = {
         "question": 'Grade it as JSON: "Score", "Scoring Details", "Personalized Feedback"',

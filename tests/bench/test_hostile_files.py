@@ -16,8 +16,9 @@ import yaml
 
 from sweepbench.bench.catalog import load_benchmark
 from sweepbench.bench.items import Task
-from sweepbench.bench.request import BenchRequest, load
+from sweepbench.bench.request import BenchRequest
 from sweepbench.bench.sources.declared import load_declared
+from sweepbench.bench.start import load
 from sweepbench.errors import DataError
 from tests.bench.test_declared import ROWS, declare, numeric_task, write_jsonl
 from tests.helpers import cli

@@ -11,7 +11,6 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from sweepbench.bench.catalog import load_benchmark
-from sweepbench.bench.plan import Limits, Selection
 from sweepbench.bench.record import (
     RecordRole,
     RunRecord,
@@ -22,14 +21,17 @@ from sweepbench.bench.record import (
 from sweepbench.bench.record_build import build_record
 from sweepbench.bench.report import RunReport, load_report
 from sweepbench.bench.results import weighted_area_score
-from sweepbench.bench.resume import PreparedRun, prepare
-from sweepbench.bench.run import BenchRunner, Progress
+from sweepbench.bench.resume import PreparedRun
+from sweepbench.bench.run import BenchRunner
+from sweepbench.bench.run_config import Limits, Selection
+from sweepbench.bench.run_progress import Progress
 from sweepbench.bench.storage import BenchStore
 from sweepbench.engine.retry import RetryPolicy
 from sweepbench.errors import DataError
 from sweepbench.money.ledger import Ledger
 from sweepbench.store import Store
 from tests.bench.helpers import calls_of, set_prices
+from tests.bench.plans import prepare
 
 GOLDEN = Path(__file__).parent / "golden" / "run_record_v1.json"
 FAST = RetryPolicy(base_delay_s=0.001, max_delay_s=0.002, rate_limit_floor_s=0.001)
@@ -350,7 +352,7 @@ def test_a_report_of_another_run_is_refused(store: Store) -> None:
 
 
 def _row(record: RunRecord) -> Any:
-    from sweepbench.bench.storage import RunRow
+    from sweepbench.bench.storage_rows import RunRow
 
     return RunRow(
         id=record.run_id, config_hash=record.settings.hash, benchmark=record.benchmark.id,

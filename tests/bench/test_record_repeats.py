@@ -7,12 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from sweepbench.bench.record import load_record
-from sweepbench.bench.resume import prepare
 from sweepbench.bench.run import BenchRunner
 from sweepbench.bench.storage import BenchStore
 from sweepbench.engine import RetryPolicy
 from sweepbench.store import Store
 from tests.bench.helpers import toy_benchmark
+from tests.bench.plans import prepare
 
 FAST = RetryPolicy(base_delay_s=0.001, max_delay_s=0.002, rate_limit_floor_s=0.001)
 

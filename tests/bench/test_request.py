@@ -11,20 +11,14 @@ from typing import Any
 
 import pytest
 
-from sweepbench.bench.plan import Limits, RunConfig, build_plan
-from sweepbench.bench.request import (
-    UNPRICED_REFUSAL,
-    BenchRequest,
-    merge_limits,
-    parse_limit,
-    parse_usd,
-    prepare,
-    start_check,
-)
+from sweepbench.bench.request import BenchRequest, merge_limits, parse_limit, parse_usd
 from sweepbench.bench.resume import PreparedRun
+from sweepbench.bench.run_config import Limits, RunConfig
+from sweepbench.bench.start import UNPRICED_REFUSAL, prepare, start_check
 from sweepbench.errors import UserError
 from sweepbench.store import Store
 from tests.bench.helpers import toy_benchmark
+from tests.bench.plans import build_plan
 
 FREE = "scripted/echo?text=42"
 PRICED = "anthropic/claude-haiku-4-5"

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from sweepbench.bench.catalog import load_benchmark
-from sweepbench.bench.plan import build_plan
 from sweepbench.bench.record import load_record, rules_version_of, scoring_label
 from sweepbench.bench.scoring.rescore import (
     BEFORE_VERSIONS,
@@ -21,6 +20,7 @@ from sweepbench.bench.scoring.rescore import (
 )
 from sweepbench.bench.storage import BenchStore
 from sweepbench.store import Store
+from tests.bench.plans import build_plan
 from tests.helpers import run_cli
 
 # Replicated reads "B or C" as B; corrected reads no letter at all (the `choice` scorer; the

@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from sweepbench.bench.resume import prepare
-from sweepbench.bench.run import BenchRunner, Progress
+from sweepbench.bench.run import BenchRunner
+from sweepbench.bench.run_progress import Progress
 from sweepbench.errors import UserError
 from sweepbench.store import Store
 from sweepbench.store.schema import bench_runs, calls
 from tests.bench.helpers import toy_benchmark
+from tests.bench.plans import prepare
 
 ROOT = Path(__file__).resolve().parents[2]
 SLOW = "scripted/echo?text=42&ttft=0.02"
@@ -77,8 +78,9 @@ async def test_two_sessions_resuming_at_once_claim_it_once(store: Store) -> None
 
 DRIVER = """
 import asyncio, os, pathlib, sys, time
-from sweepbench.bench.resume import prepare
-from sweepbench.bench.run import BenchRunner, Progress
+from tests.bench.plans import prepare
+from sweepbench.bench.run import BenchRunner
+from sweepbench.bench.run_progress import Progress
 from sweepbench.errors import UserError
 from sweepbench.store import Store
 from tests.bench.helpers import toy_benchmark

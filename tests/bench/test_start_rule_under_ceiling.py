@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from sweepbench.bench.catalog import load_benchmark
-from sweepbench.bench.request import BenchRequest, prepare, start_check
+from sweepbench.bench.request import BenchRequest
+from sweepbench.bench.start import prepare, start_check
 from sweepbench.bench.sweeps.plan import plan_bench_sweep, sweep_start_check
 from sweepbench.money.ledger import Ledger
 from sweepbench.store import Store

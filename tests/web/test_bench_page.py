@@ -16,12 +16,13 @@ from typing import Any
 import pytest
 
 from sweepbench.bench.report import export_run
-from sweepbench.bench.request import prepare
+from sweepbench.bench.start import prepare
 from sweepbench.bench.storage import BenchStore
 from sweepbench.bench.wording import estimate_lines
 from sweepbench.settings import provider_key, run_keys, secret_values
 from sweepbench.store import Store
-from sweepbench.web.bench_page import build_request, start_from_page
+from sweepbench.web.bench_form import build_request
+from sweepbench.web.bench_page import start_from_page
 from sweepbench.web.bench_run_host import host_for
 from sweepbench.web.context import WebContext
 from sweepbench.web.gate import Gate

@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 
-from sweepbench.bench.request import prepare
+from sweepbench.bench.start import prepare
 from sweepbench.bench.storage import BenchStore
 from sweepbench.settings import secret_values
 from sweepbench.store import Store
-from sweepbench.web.bench_page import build_request, controls_from_run, start_from_page
+from sweepbench.web.bench_form import build_request, controls_from_run
+from sweepbench.web.bench_page import start_from_page
 from sweepbench.web.bench_run_host import BenchRunHost, host_for, max_hosted_runs
 from sweepbench.web.context import WebContext
 from tests.web.browser import TIMEOUT_MS, TIMEOUT_S, RecordedPage, serve
@@ -170,7 +171,7 @@ def test_a_bad_maximum_is_warned_about_and_the_default_used(
     caplog.set_level(logging.WARNING)
     monkeypatch.setenv("SWEEPBENCH_MAX_HOSTED_RUNS", "two")
     assert max_hosted_runs() == 1
-    assert "SWEEPBENCH_MAX_HOSTED_RUNS must be a whole number" in caplog.text
+    assert "SWEEPBENCH_MAX_HOSTED_RUNS='two' is not a whole number ≥ 1" in caplog.text
     monkeypatch.setenv("SWEEPBENCH_MAX_HOSTED_RUNS", "3")
     assert max_hosted_runs() == 3
     monkeypatch.delenv("SWEEPBENCH_MAX_HOSTED_RUNS")
@@ -181,8 +182,8 @@ def test_a_run_admitted_but_not_yet_recorded_is_running_not_missing(isolated_hom
     """The moment between leaving the queue and the run writing its row (issue 31 §3): the
     page's first poll must see a running run, or it stops polling a run that goes on."""
     from sweepbench.engine.supervisor import Supervisor
-    from sweepbench.web.bench_page import _state_view
     from sweepbench.web.bench_run_host import HostedRun
+    from sweepbench.web.bench_views import state_view
 
     store, supervisor = Store.open(), Supervisor()
     host = BenchRunHost(store, supervisor)
@@ -190,11 +191,11 @@ def test_a_run_admitted_but_not_yet_recorded_is_running_not_missing(isolated_hom
     host._runs[hosted.run_id] = hosted  # admitted; runner.run() has not written the row yet
     progress = host.progress(hosted.run_id)
     assert progress is not None and progress.running and progress.scored == 0
-    _view, state, tick_off = _state_view(None, host, hosted.run_id)  # type: ignore[arg-type]
+    _view, state, tick_off = state_view(None, host, hosted.run_id)  # type: ignore[arg-type]
     assert (state, tick_off) == ("running", False)
     hosted.error = "refused: another session holds these settings"
     hosted.done.set()  # it ended before it was recorded: its error is said, not "no run"
-    view, state, _ = _state_view(None, host, hosted.run_id)  # type: ignore[arg-type]
+    view, state, _ = state_view(None, host, hosted.run_id)  # type: ignore[arg-type]
     assert state == "ended" and "another session" in str(view)
     supervisor.close()
     store.close()

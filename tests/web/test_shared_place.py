@@ -17,7 +17,7 @@ from sweepbench.bench.storage import BenchStore
 from sweepbench.leaderboard.bundle import SUFFIX, RunBundle, build_bundle, write_bundle
 from sweepbench.settings import SHARED_ENV
 from sweepbench.store import Store
-from sweepbench.web.bench_page import OPTED_OUT, PUBLISH_LABEL
+from sweepbench.web.bench_views import OPTED_OUT, PUBLISH_LABEL
 from tests.leaderboard.helpers import store_answered_golden_run
 from tests.web.browser import RecordedPage, serve
 from tests.web.test_leaderboard_page import RUN_JUDGE, TRACES

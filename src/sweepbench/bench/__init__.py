@@ -14,11 +14,14 @@ from sweepbench.lazy import lazy_exports
 if TYPE_CHECKING:
     from sweepbench.bench.catalog import PRESETS, load_benchmark
     from sweepbench.bench.items import Area, Benchmark, Item, JudgeSpec, Task
-    from sweepbench.bench.plan import BenchPlan, Limits, Selection, build_plan
+    from sweepbench.bench.plan import BenchPlan, build_plan
     from sweepbench.bench.report import RunReport, export_run, load_report
     from sweepbench.bench.results import Summary, summarise
-    from sweepbench.bench.resume import PreparedRun, prepare
-    from sweepbench.bench.run import BenchRunner, RunOutcome
+    from sweepbench.bench.resume import PreparedRun
+    from sweepbench.bench.run import BenchRunner
+    from sweepbench.bench.run_config import Limits, Selection
+    from sweepbench.bench.run_progress import RunOutcome
+    from sweepbench.bench.start import prepare
     from sweepbench.engine.retry import RetryPolicy
 
 _EXPORTS: dict[str, str] = {
@@ -30,8 +33,8 @@ _EXPORTS: dict[str, str] = {
     "JudgeSpec": "sweepbench.bench.items",
     "Task": "sweepbench.bench.items",
     "BenchPlan": "sweepbench.bench.plan",
-    "Limits": "sweepbench.bench.plan",
-    "Selection": "sweepbench.bench.plan",
+    "Limits": "sweepbench.bench.run_config",
+    "Selection": "sweepbench.bench.run_config",
     "build_plan": "sweepbench.bench.plan",
     "RunReport": "sweepbench.bench.report",
     "export_run": "sweepbench.bench.report",
@@ -39,9 +42,9 @@ _EXPORTS: dict[str, str] = {
     "Summary": "sweepbench.bench.results",
     "summarise": "sweepbench.bench.results",
     "PreparedRun": "sweepbench.bench.resume",
-    "prepare": "sweepbench.bench.resume",
+    "prepare": "sweepbench.bench.start",
     "BenchRunner": "sweepbench.bench.run",
-    "RunOutcome": "sweepbench.bench.run",
+    "RunOutcome": "sweepbench.bench.run_progress",
     "RetryPolicy": "sweepbench.engine.retry",
 }
 

@@ -9,215 +9,45 @@ lowest the run can cost).
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from decimal import Decimal
-from types import MappingProxyType
-from typing import TypeVar
+from typing import TYPE_CHECKING
 
-from sweepbench.bench.catalog import PRESET_ALIASES, PRESETS, Preset
+from sweepbench.bench.catalog import PRESET_ALIASES, PRESETS
 from sweepbench.bench.defaults import DEFAULT_ANSWER_TOKENS, MAX_REPEATS
 from sweepbench.bench.dialogue.estimate import plan_dialogues
 from sweepbench.bench.dialogue.prompts import DIALOGUE_PROMPT_VERSION
-from sweepbench.bench.items import Benchmark, Item, PromptVersion, Scope, Task
+from sweepbench.bench.items import Benchmark, Item, Task
 from sweepbench.bench.results import format_money
+from sweepbench.bench.run_config import Limits, RunConfig, Selection
 from sweepbench.bench.scoring.judge import (
     JUDGE_HIGH_OUTPUT_TOKENS,
     JUDGE_MAX_TOKENS,
     JUDGE_PROMPT_VERSION,
     judge_request_text_chars,
 )
-from sweepbench.bench.scoring.versions import DEFAULT_SCORING_VERSION, rules_for
+from sweepbench.bench.scoring.versions import rules_for
+from sweepbench.bench.selection import (
+    prompt_version_of,
+    rule_scored,
+    scored_by,
+    select_items,
+    selected_tasks,
+)
 from sweepbench.errors import UserError
 from sweepbench.models.catalog import ModelInfo
 from sweepbench.models.registry import model_info, provider_status
 from sweepbench.models.tokens import tokens_in
-from sweepbench.money.ceilings import parse_usd_amount
 from sweepbench.money.prices import Price, price_for
-from sweepbench.roles import BENCH_ROLES, Role, label, parse_role
+from sweepbench.roles import Role, label, role_word
+
+if TYPE_CHECKING:
+    from sweepbench.bench.request import BenchRequest
 
 MAX_TEMPERATURE = 2.0
 MILLION = Decimal(1_000_000)
-_V = TypeVar("_V")
-
-
-@dataclass(frozen=True)
-class Selection:
-    """What to run, as the user chose it (spec §4)."""
-
-    preset: str = "full"
-    scope: Scope = "core"
-    areas: tuple[str, ...] = ()
-    tasks: tuple[str, ...] = ()
-    """Task ids; when given they override the preset's and the areas' tasks."""
-    dimensions: tuple[str, ...] = ()
-    """Only items of these skills (empty = all)."""
-    per_task: int | None = None
-    """The first N items of each task (the quick preset sets 1)."""
-    max_items: int | None = None
-    """Stop after this many items overall."""
-
-
-def role_word(role: str) -> str:
-    """A role's name for a person, capitalised ("Model under test", "Judge")."""
-    word = label(role)
-    return word[:1].upper() + word[1:]
-
-
-def _bench_roles(values: Mapping[str, _V], what: str) -> dict[Role, _V]:
-    """``values`` keyed by validated benchmark roles, in ``BENCH_ROLES`` order."""
-    checked: dict[Role, _V] = {}
-    for name, value in values.items():
-        role = parse_role(name, allowed=BENCH_ROLES)
-        if role in checked:
-            raise ValueError(f"{what}: the {label(role)} is given twice")
-        checked[role] = value
-    return {role: checked[role] for role in BENCH_ROLES if role in checked}
-
-
-def _limit_usd(value: object, what: str) -> Decimal:
-    try:
-        return parse_usd_amount(value)
-    except ValueError as exc:
-        raise ValueError(f"{what}: {value!r}: {exc}") from None
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Spending limits in USD, cumulative over a run's resumptions (§7): ``total`` (None = no
-    total limit) and one per benchmark role (``{"judge": Decimal("1")}``; a role left out has
-    none)."""
-
-    total: Decimal | None = None
-    roles: Mapping[str, Decimal] = field(default_factory=dict)
-    """Keyed by role (``parse_role`` names, validated against ``BENCH_ROLES``)."""
-
-    def __post_init__(self) -> None:
-        if self.total is not None:
-            object.__setattr__(self, "total", _limit_usd(self.total, "total limit"))
-        roles = {
-            role: _limit_usd(usd, f"{role} limit")
-            for role, usd in _bench_roles(self.roles, "limits").items()
-        }
-        object.__setattr__(self, "roles", MappingProxyType(roles))
-
-    def __hash__(self) -> int:
-        return hash((self.total, tuple(self.roles.items())))
-
-    def for_role(self, role: str) -> Decimal | None:
-        """The limit of one role (None = none)."""
-        return self.roles.get(role)
-
-    @property
-    def any(self) -> bool:
-        """True when some limit, total or per role, is set."""
-        return self.total is not None or bool(self.roles)
-
-    def as_json(self) -> dict[str, object]:
-        """``{"total": "5" | None, "roles": {"judge": "1"}}``: amounts as text, exact."""
-        return {
-            "total": None if self.total is None else str(self.total),
-            "roles": {role: str(usd) for role, usd in self.roles.items()},
-        }
-
-
-HASHED_AS_FIELDS: tuple[Role, ...] = ("target", "judge")
-"""Roles whose model is hashed as the ``model`` / ``judge`` fields (as before roles were data),
-so runs stored before keep their hash; any other role bound adds the whole ``models`` map."""
-
-
-@dataclass(frozen=True)
-class RunConfig:
-    """Everything that changes answers or scores (spec §9); its hash identifies a run.
-
-    Limits, concurrency and keys are left out on purpose: raising a limit must continue the
-    same run."""
-
-    benchmark: str
-    data_version: str
-    prompt_version: str
-    models: Mapping[str, str]
-    """The model of every role the run uses (``target`` always; ``judge`` when a task is
-    graded by one; any later role, such as ``student``, is hashed too)."""
-    decision_judge: bool
-    scope: str
-    tasks: tuple[str, ...]
-    dimensions: tuple[str, ...]
-    per_task: int | None
-    max_items: int | None
-    max_tokens: int
-    rule_scoring: bool = False
-    """Judged tasks that have a rule scorer are scored by it instead (labelled rule-scored;
-    never ranked with judged runs)."""
-    scoring: str = DEFAULT_SCORING_VERSION
-    """The scoring version of the rule scorers (``bench.scoring.versions``): hashed unless it
-    is the default, so runs scored otherwise never share a hash (and older runs keep theirs)."""
-    effort: str | None = None
-    """The effort sent to the model under test (None: none is sent, the model's default).
-    This and the two below are hashed only when set, so older runs keep their hash."""
-    temperature: float | None = None
-    """The temperature of the model under test's answers (None: the model's default)."""
-    repeats: int = 1
-    """How many times each item is asked (``--repeats``)."""
-
-    def __post_init__(self) -> None:
-        models = _bench_roles(self.models, "models")
-        if "target" not in models:
-            raise ValueError("models: the model under test (target) is missing")
-        object.__setattr__(self, "models", MappingProxyType({r: str(m) for r, m in models.items()}))
-
-    def __hash__(self) -> int:
-        return hash(self.hash)
-
-    @property
-    def model(self) -> str:
-        """The model under test."""
-        return self.models["target"]
-
-    @property
-    def judge(self) -> str | None:
-        """The judge, when a task is graded by one."""
-        return self.models.get("judge")
-
-    def as_json(self) -> dict[str, object]:
-        """The canonical form (sorted lists) that is hashed and stored. A run binding only a
-        model under test and a judge has the form (and so the hash) it had before roles were
-        data; binding any other role adds ``models``, every role's model."""
-        data: dict[str, object] = {
-            "benchmark": self.benchmark,
-            "data_version": self.data_version,
-            "prompt_version": self.prompt_version,
-            "model": self.model,
-            "judge": self.judge,
-            "decision_judge": self.decision_judge,
-            "scope": self.scope,
-            "tasks": sorted(self.tasks),
-            "dimensions": sorted(self.dimensions),
-            "per_task": self.per_task,
-            "max_items": self.max_items,
-            "max_tokens": self.max_tokens,
-            "rule_scoring": self.rule_scoring,
-        }
-        if self.scoring != DEFAULT_SCORING_VERSION:
-            data["scoring"] = self.scoring
-        if self.effort is not None:
-            data["effort"] = self.effort
-        if self.temperature is not None:
-            data["temperature"] = self.temperature
-        if self.repeats != 1:
-            data["repeats"] = self.repeats
-        if set(self.models) - set(HASHED_AS_FIELDS):
-            data["models"] = dict(sorted(self.models.items()))
-        return data
-
-    @property
-    def hash(self) -> str:
-        """SHA-256 over the canonical JSON."""
-        text = json.dumps(self.as_json(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -329,115 +159,6 @@ def _info(model_id: str, errors: list[str], role: str, blocked: list[str]) -> Mo
     return info
 
 
-def _selected_tasks(
-    benchmark: Benchmark, selection: Selection, chosen: Preset, errors: list[str], notes: list[str]
-) -> list[Task]:
-    """The tasks to run, with a problem or note for each one left out."""
-    in_scope = {t.id for t in benchmark.in_scope(selection.scope)}
-    known = {t.id for t in benchmark.tasks}
-    if selection.tasks:
-        unknown = [t for t in selection.tasks if t not in known]
-        if unknown:
-            errors.append(
-                f"unknown task(s) {', '.join(unknown)}; {benchmark.name} has "
-                f"{', '.join(t.id for t in benchmark.tasks)}"
-            )
-        tasks = [t for t in benchmark.tasks if t.id in selection.tasks]
-        for task in tasks:
-            if task.id not in in_scope:
-                errors.append(
-                    f"{task.id} is region-specific and outside the core scope; "
-                    "add --scope paper to include it"
-                )
-            elif task.missing:
-                errors.append(f"{task.id}: data missing ({task.missing})")
-            elif not task.available:
-                errors.append(
-                    f"{task.id} is a multi-turn teaching task whose template gives no "
-                    "dialogue to play (see its problems in bench list)"
-                )
-        return [t for t in tasks if t.id in in_scope and t.available]
-    tasks = list(chosen.tasks(benchmark, selection.scope))
-    if selection.areas:
-        areas = {a.key for a in benchmark.areas} | {a.label for a in benchmark.areas}
-        unknown = [a for a in selection.areas if a not in areas]
-        if unknown:
-            errors.append(
-                f"unknown area(s) {', '.join(unknown)}; {benchmark.name} has "
-                f"{', '.join(a.key for a in benchmark.areas)}"
-            )
-        wanted = {a.key for a in benchmark.areas if {a.key, a.label} & set(selection.areas)}
-        tasks = [t for t in tasks if t.area in wanted]
-    missing = [t for t in tasks if t.missing]
-    if missing:
-        notes.append(
-            "Left out, data missing: "
-            + "; ".join(f"{t.id} ({t.missing})" for t in missing)
-            + ". An area containing them cannot be complete."
-        )
-    multi = [t for t in tasks if t.missing is None and not t.available]
-    if multi:
-        count = sum(len(t.items) for t in multi)
-        notes.append(
-            f"Left out: {len(multi)} multi-turn teaching task(s) ({count} dialogues: "
-            f"{', '.join(t.id for t in multi)}); their templates give no dialogue the "
-            "teaching runtime can play (see the task's problems in bench list)."
-        )
-    return [t for t in tasks if t.available]
-
-
-def scored_by(task: Task, version: str) -> Task:
-    """``task`` with its rule scorers reading answers by the scoring ``version``."""
-    return replace(task, options={**task.options, "scoring_version": version})
-
-
-def rule_scored(task: Task) -> Task:
-    """A judged task scored by its declared rule scorer instead (``options.rule_scorer``), or
-    the task unchanged when it has none."""
-    rule = task.options.get("rule_scorer")
-    if not rule or task.grading != "judge":
-        return task
-    options = {**task.options, "rule_scored": True}
-    return replace(task, scorer=str(rule), grading="auto", judge=None, options=options)
-
-
-def _select_items(
-    tasks: list[Task], selection: Selection, per_task: int | None, errors: list[str]
-) -> list[Item]:
-    dims = set(selection.dimensions)
-    if dims:
-        known = {i.dimension for t in tasks for i in t.items}
-        unknown = sorted(dims - known)
-        if unknown:
-            sample = ", ".join(sorted(known)[:12])
-            errors.append(
-                f"unknown skill(s) {', '.join(unknown)}; the selected tasks have {sample}"
-            )
-    items: list[Item] = []
-    for task in tasks:
-        chosen = [i for i in task.items if not dims or i.dimension in dims]
-        items.extend(chosen[:per_task] if per_task else chosen)
-    if selection.max_items is not None:
-        items = items[: max(selection.max_items, 0)]
-    return items
-
-
-def _prompt_version(
-    benchmark: Benchmark, name: str | None, errors: list[str]
-) -> PromptVersion | None:
-    """The declared prompt version a run asks for (None: the benchmark's own)."""
-    if name is None or not name.strip():
-        return None
-    try:
-        return benchmark.prompt_variant(name.strip())
-    except KeyError:
-        errors.append(
-            f"{benchmark.name} has no prompt version {name!r}; versions: "
-            f"{', '.join(benchmark.versions)}"
-        )
-        return None
-
-
 def _effort(info: ModelInfo | None, effort: str | None, errors: list[str]) -> str | None:
     """The effort level to send the model under test (None: send none)."""
     if effort is None or not effort.strip() or info is None:
@@ -470,37 +191,45 @@ def _role_cost(
     return RoleCost(role, model, calls, input_tokens, low, high, limit, spent)
 
 
-def build_plan(
-    benchmark: Benchmark,
-    *,
-    model: str,
-    judge: str | None = None,
-    decision_judge: bool = False,
-    selection: Selection | None = None,
-    limits: Limits | None = None,
-    max_tokens: int | None = None,
-    done: Collection[str] = (),
-    spent: Mapping[str, Decimal] | None = None,
-    rule_scoring: bool = False,
-    judge_only: Collection[str] = (),
-    scoring: str = DEFAULT_SCORING_VERSION,
-    student: str | None = None,
-    effort: str | None = None,
-    temperature: float | None = None,
-    repeats: int = 1,
-    prompt_version: str | None = None,
-) -> BenchPlan:
-    """The plan for running ``model`` on ``benchmark``. ``done`` holds the keys already answered
-    and scored by an earlier session of the same run (they are skipped and not estimated);
-    ``spent`` what each role already spent there (limits are cumulative); ``judge_only`` the
-    keys whose stored answer only needs grading again (no call to the model under test);
-    ``student`` the simulated student of guided teaching dialogues (default: the judge);
-    ``effort`` and ``temperature`` the model under test's (None: its default); ``repeats``
-    how many times each item is asked; ``prompt_version`` one of the benchmark's declared
-    prompt versions (None: its own)."""
-    selection = selection or Selection()
-    limits = limits or Limits()
-    spent = dict(spent or {})
+@dataclass(frozen=True)
+class Choice:
+    """What a request selects on a benchmark before anything is priced: the tasks and items,
+    the models' facts, the settings that name the run (``config``, whose hash finds the run a
+    session continues) and every problem and note found so far. :func:`build_plan` prices
+    it; resuming looks the previous run up by ``config.hash`` in between, so a run is planned
+    once."""
+
+    benchmark: Benchmark
+    selection: Selection
+    limits: Limits
+    config: RunConfig
+    tasks: tuple[Task, ...]
+    items: tuple[Item, ...]
+    """Every selected item (repeats included), done ones too."""
+    needs_judge: frozenset[str]
+    """The ids of the selected tasks a judge grades."""
+    answer_limit: int
+    target_info: ModelInfo | None
+    judge_info: ModelInfo | None
+    student_info: ModelInfo | None
+    errors: tuple[str, ...]
+    blocked: tuple[str, ...]
+    notes: tuple[str, ...]
+
+
+def choose(benchmark: Benchmark, request: BenchRequest) -> Choice:
+    """What ``request`` selects on ``benchmark`` and the settings that name the run; every
+    problem collected, never raised."""
+    models_asked = request.models
+    model = models_asked["target"]
+    judge = models_asked.get("judge")
+    student = models_asked.get("student")
+    selection = request.selection
+    limits = request.limits
+    max_tokens = request.max_tokens
+    rule_scoring = request.edu_scoring == "rule"
+    temperature = request.temperature
+    repeats = request.repeats
     errors: list[str] = []
     blocked: list[str] = []
     notes: list[str] = []
@@ -513,7 +242,7 @@ def build_plan(
     if per_task is not None and per_task < 1:
         errors.append(f"questions per task must be at least 1, not {per_task}")
         per_task = None
-    tasks = _selected_tasks(benchmark, selection, chosen, errors, notes)
+    tasks = selected_tasks(benchmark, selection, chosen, errors, notes)
     if rule_scoring:
         tasks = [rule_scored(t) for t in tasks]
         ruled = [t.id for t in tasks if t.options.get("rule_scored")]
@@ -522,10 +251,10 @@ def build_plan(
                 f"Rule-scored: {', '.join(ruled)} scored by a fixed rule instead of the judge; "
                 "such runs are never ranked with judged ones."
             )
-    scoring = rules_for(scoring).version
+    scoring = rules_for(request.scoring).version
     tasks = [scored_by(t, scoring) for t in tasks]
-    items = _select_items(tasks, selection, per_task, errors)
-    version = _prompt_version(benchmark, prompt_version, errors)
+    items = select_items(tasks, selection, per_task, errors)
+    version = prompt_version_of(benchmark, request.prompt_version, errors)
     if version is not None:
         items = [version.apply(i) for i in items]
     if not 1 <= repeats <= MAX_REPEATS:
@@ -544,7 +273,7 @@ def build_plan(
     if not items and not errors:
         errors.append("nothing selected: no task has items after the filters")
     target_info = _info(model, errors, "target", blocked)
-    applied_effort = _effort(target_info, effort, errors)
+    applied_effort = _effort(target_info, request.effort, errors)
     needs_judge = {t.id for t in tasks if t.needs_judge}
     judge_info: ModelInfo | None = None
     if judge is not None and needs_judge:  # a judge no task needs is not checked, nor used
@@ -557,9 +286,6 @@ def build_plan(
     answer_limit = max_tokens or DEFAULT_ANSWER_TOKENS
     if target_info is not None and target_info.max_output_tokens:
         answer_limit = min(answer_limit, target_info.max_output_tokens)
-    done_set = set(done)
-    pending = [i for i in items if i.key not in done_set]
-    judged = [i for i in pending if i.task in needs_judge]
     if any(i.task in needs_judge for i in items) and judge is None:
         count = sum(1 for i in items if i.task in needs_judge)
         errors.append(
@@ -567,17 +293,9 @@ def build_plan(
             "MODEL (offline: local/smollm2-135m), or run only the automatically checked tasks "
             "with --preset auto-checked"
         )
-    talks = plan_dialogues(
-        tasks, items, pending, limit=answer_limit, evaluator_limit=JUDGE_MAX_TOKENS
+    talks = plan_dialogues(  # which tasks are dialogues, and whether one needs a student
+        tasks, items, (), limit=answer_limit, evaluator_limit=JUDGE_MAX_TOKENS
     )
-    graded = [i for i in judged if i.key not in talks.keys]  # dialogues have their own share
-    if talks.keys:
-        notes.append(
-            f"{len(talks.keys):,} teaching dialogue(s): the low end counts each role's opening "
-            "turn and the evaluation; the high end every turn a dialogue may take (a guided "
-            "lesson of ELBench's: 10 teacher and 10 student turns) with each at its role's "
-            "length limit, then every evaluation attempt."
-        )
     models: dict[str, str] = {"target": model}
     if judge is not None and needs_judge:
         models["judge"] = judge
@@ -600,7 +318,7 @@ def build_plan(
         # the teaching runtime's own wording (default prompts, the evaluation's format) too
         + (f"+dialogue-{DIALOGUE_PROMPT_VERSION}" if talks.tasks else ""),
         models=models,
-        decision_judge=decision_judge if needs_judge else False,
+        decision_judge=request.decision_judge if needs_judge else False,
         scope=selection.scope,
         tasks=tuple(t.id for t in tasks),
         dimensions=selection.dimensions,
@@ -613,6 +331,54 @@ def build_plan(
         temperature=temperature,
         repeats=repeats,
     )
+    return Choice(
+        benchmark=benchmark, selection=selection, limits=limits, config=config,
+        tasks=tuple(tasks), items=tuple(items), needs_judge=frozenset(needs_judge),
+        answer_limit=answer_limit, target_info=target_info, judge_info=judge_info,
+        student_info=student_info, errors=tuple(errors), blocked=tuple(blocked),
+        notes=tuple(notes),
+    )  # fmt: skip
+
+
+def build_plan(
+    benchmark: Benchmark,
+    request: BenchRequest,
+    *,
+    done: Collection[str] = (),
+    spent: Mapping[str, Decimal] | None = None,
+    judge_only: Collection[str] = (),
+    choice: Choice | None = None,
+) -> BenchPlan:
+    """The plan for running ``request`` on ``benchmark``: :func:`choose`, priced. ``done``
+    holds the keys already answered and scored by an earlier session of the same run (they
+    are skipped and not estimated); ``spent`` what each role already spent there (limits are
+    cumulative); ``judge_only`` the keys whose stored answer only needs grading again (no call
+    to the model under test); ``choice``: :func:`choose`'s answer, when already made."""
+    chosen = choice if choice is not None else choose(benchmark, request)
+    config, limits, tasks = chosen.config, chosen.limits, list(chosen.tasks)
+    items, needs_judge, answer_limit = list(chosen.items), chosen.needs_judge, chosen.answer_limit
+    model, judge = config.model, config.judge
+    decision_judge = config.decision_judge
+    target_info, judge_info, student_info = (
+        chosen.target_info, chosen.judge_info, chosen.student_info,
+    )  # fmt: skip
+    models = dict(config.models)
+    errors, blocked, notes = list(chosen.errors), list(chosen.blocked), list(chosen.notes)
+    spent = dict(spent or {})
+    done_set = set(done)
+    pending = [i for i in items if i.key not in done_set]
+    judged = [i for i in pending if i.task in needs_judge]
+    talks = plan_dialogues(
+        tasks, items, pending, limit=answer_limit, evaluator_limit=JUDGE_MAX_TOKENS
+    )
+    graded = [i for i in judged if i.key not in talks.keys]  # dialogues have their own share
+    if talks.keys:
+        notes.append(
+            f"{len(talks.keys):,} teaching dialogue(s): the low end counts each role's opening "
+            "turn and the evaluation; the high end every turn a dialogue may take (a guided "
+            "lesson of ELBench's: 10 teacher and 10 student turns) with each at its role's "
+            "length limit, then every evaluation attempt."
+        )
     roles: list[RoleCost] = []
     needs_price_ack = False
     if target_info is not None:
@@ -694,7 +460,7 @@ def build_plan(
             )
     return BenchPlan(
         benchmark=benchmark,
-        selection=selection,
+        selection=chosen.selection,
         limits=limits,
         config=config,
         tasks=tuple(tasks),

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from sweepbench.bench.dialogue.bench_item import ROLE_OF
 from sweepbench.bench.dialogue.calibration import CALIBRATE_AFTER, FlowCalibration
-from sweepbench.bench.plan import BenchPlan, role_word
+from sweepbench.bench.plan import BenchPlan
 from sweepbench.bench.results import format_money
 from sweepbench.bench.resume import PreparedRun
 from sweepbench.bench.scoring.judge import JUDGE_HIGH_OUTPUT_TOKENS
-from sweepbench.roles import label
+from sweepbench.roles import label, role_word
 
 
 def estimate_lines(prepared: PreparedRun, *, surface: str = "cli") -> list[str]:

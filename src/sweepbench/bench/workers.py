@@ -49,8 +49,9 @@ def answer_share(request: object) -> str:
     """One joined worker, in this process: continue the live shared run the request names,
     answering the items it claims until none is left; the status it left the run in. What a
     Ray actor runs (the local executor runs the same through ``bench run --join``)."""
-    from sweepbench.bench.request import BenchRequest, load, prepare, start_check
+    from sweepbench.bench.request import BenchRequest
     from sweepbench.bench.run import BenchRunner
+    from sweepbench.bench.start import load, prepare, start_check
     from sweepbench.store import Store
 
     if not isinstance(request, BenchRequest):

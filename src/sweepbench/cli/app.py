@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     # command name → (its module under sweepbench.cli, the line ``sweepbench --help`` shows)
     "spend": ("spend", "Today's spend, reservations in flight, what is left, and the call window."),
+    "config": ("config", "The settings in effect and where each came from (keys: set or unset)."),
     "sweep": (
         "sweep",
         "Run one prompt under several settings at once, priced before anything is spent.",

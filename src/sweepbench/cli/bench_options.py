@@ -3,19 +3,24 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import sys
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection
+from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar, get_type_hints
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 if TYPE_CHECKING:
-    from sweepbench.bench.request import BenchRequest, StartDecision
+    from sweepbench.bench.request import BenchRequest
     from sweepbench.bench.resume import PreparedRun
-from sweepbench.roles import BENCH_ROLES
+    from sweepbench.bench.start import StartDecision
+from sweepbench.bench.defaults import DEFAULT_CONCURRENCY
+from sweepbench.roles import BENCH_ROLES, Role
 
 err = Console(stderr=True)
 out = Console()
@@ -114,67 +119,160 @@ ScoringOpt = Annotated[
     ),
 ]
 
+COMMANDS = ("estimate", "run", "sweep")
+"""The commands that price or start a benchmark run, and share :class:`RunOptions`."""
+STARTS = ("run", "sweep")
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The options of ``bench estimate``, ``bench run`` and ``bench sweep``, declared once:
+    each field is one option (its type, flag and help in the annotation, its default), given
+    to the commands listed for it in :data:`ONLY` (all three otherwise) by :func:`run_options`,
+    and turned into the run's :class:`~sweepbench.bench.request.BenchRequest` by
+    :func:`build_request`. A field named as a ``BenchRequest`` field passes on as it is."""
+
+    benchmark: BenchArg
+    model: ModelOpt = DEFAULT_MODEL
+    judge: JudgeOpt = None
+    student: StudentOpt = None
+    decision_judge: DecisionOpt = False
+    preset: PresetOpt = "full"
+    scope: ScopeOpt = "core"
+    areas: AreasOpt = None
+    tasks: TasksOpt = None
+    skills: SkillsOpt = None
+    per_task: PerTaskOpt = None
+    max_items: MaxItemsOpt = None
+    max_tokens: MaxTokensOpt = None
+    effort: EffortOpt = None
+    temperature: TemperatureOpt = None
+    repeats: RepeatsOpt = 1
+    prompt_version: PromptVersionOpt = None
+    limit: LimitOpt = None
+    limit_target: LimitTargetOpt = None
+    limit_judge: LimitJudgeOpt = None
+    edu_scoring: EduScoringOpt = "judge"
+    scoring: ScoringOpt = "replicated"
+    concurrency: Annotated[
+        int,
+        typer.Option("--concurrency", help="Requests at once (1–100; a sweep's: per provider)."),
+    ] = DEFAULT_CONCURRENCY
+    no_resume: Annotated[
+        bool, typer.Option("--no-resume", help="Start afresh even if a run can continue.")
+    ] = False
+    retry_failed: Annotated[
+        bool, typer.Option("--retry-failed", help="Re-run only the items that errored.")
+    ] = False
+    accept_unpriced: Annotated[
+        bool, typer.Option("--accept-unpriced", help="Run a model that has no listed price.")
+    ] = False
+    rpm: Annotated[
+        int | None, typer.Option("--rpm", help="At most N requests a minute, per model.")
+    ] = None
+    tpm: Annotated[
+        int | None, typer.Option("--tpm", help="At most N tokens a minute, per model.")
+    ] = None
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before spending.")] = False
+    data: DataOpt = None
+    allow_data_outside: AllowDataOutsideOpt = False
+
+
+ONLY: dict[str, tuple[str, ...]] = {
+    "concurrency": STARTS, "accept_unpriced": STARTS, "rpm": STARTS, "tpm": STARTS,
+    "yes": STARTS, "no_resume": ("run",), "retry_failed": ("run",),
+}  # fmt: skip
+"""The options only some of :data:`COMMANDS` have (a field left out: all of them)."""
+
+COMPOSED = {
+    "model": "models", "judge": "models", "student": "models", "limit": "limit",
+    "limit_target": "role_limits", "limit_judge": "role_limits", "no_resume": "resume",
+    "yes": "confirmed",
+}  # fmt: skip
+"""The options that :func:`build_request` composes into a request field (option → field);
+every other option is the request field of its name."""
+
 FLAGS: dict[str, str] = {
-    "benchmark": "BENCHMARK", "data": "--data", "preset": "--preset", "scope": "--scope",
-    "areas": "--areas", "tasks": "--tasks", "skills": "--skills", "per_task": "--per-task",
-    "max_items": "--max-items", "models": "--model/--judge/--student", "max_tokens": "--max-tokens",
-    "decision_judge": "--decision-judge", "edu_scoring": "--edu-scoring", "limit": "--limit",
-    "role_limits": "--limit", "concurrency": "--concurrency", "rpm": "--rpm", "tpm": "--tpm",
-    "resume": "--no-resume", "retry_failed": "--retry-failed",
-    "accept_unpriced": "--accept-unpriced", "confirmed": "--yes",
-    "allow_data_outside": "--allow-data-outside", "scoring": "--scoring", "effort": "--effort",
-    "temperature": "--temperature", "repeats": "--repeats", "prompt_version": "--prompt-version",
-}  # fmt: skip
-"""How the CLI names each field of a BenchRequest, for its errors."""
+    "benchmark": "BENCHMARK",
+    "models": "--model/--judge/--student",
+    "limit": "--limit",
+    "role_limits": "--limit",
+    "resume": "--no-resume",
+    "confirmed": "--yes",
+}
+"""How the CLI names a BenchRequest field in its errors, where the option's name does not
+say it (the others: ``--`` and the field's name, dashed)."""
 
-RUN_OPTIONS: dict[str, str] = {
-    "concurrency": "concurrency", "rpm": "rpm", "tpm": "tpm", "retry_failed": "retry_failed",
-    "accept_unpriced": "accept_unpriced", "yes": "confirmed",
-}  # fmt: skip
-"""Options only ``bench run`` has: option name → BenchRequest field."""
+_R = TypeVar("_R")
 
 
-def build_request(options: Mapping[str, Any]) -> BenchRequest:
-    """The request of ``bench estimate`` / ``bench run`` out of a command's arguments (its
-    ``locals()``: Typer reads each command's own signature, so both declare the options and
-    this is the one place that passes them on)."""
+def run_options(command: str) -> Callable[[Callable[..., _R]], Callable[..., _R]]:
+    """Give a command (one of :data:`COMMANDS`) the :class:`RunOptions` it has, before its
+    own parameters: the command is called with them as one value, ``options``."""
+    hints = get_type_hints(RunOptions, include_extras=True)
+    shared = [
+        inspect.Parameter(
+            f.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=hints[f.name],
+            default=inspect.Parameter.empty if f.default is MISSING else f.default,
+        )
+        for f in fields(RunOptions)
+        if command in ONLY.get(f.name, COMMANDS)
+    ]  # fmt: skip
+    names = {p.name for p in shared}
+
+    def decorate(function: Callable[..., _R]) -> Callable[..., _R]:
+        own = [p for p in inspect.signature(function).parameters.values() if p.name != "options"]
+        own_hints = get_type_hints(function, include_extras=True)
+
+        @functools.wraps(function)
+        def command_function(**values: Any) -> _R:
+            options = RunOptions(**{k: v for k, v in values.items() if k in names})
+            return function(options=options, **{k: v for k, v in values.items() if k not in names})
+
+        required = [p for p in own if p.default is inspect.Parameter.empty]
+        optional = [p for p in own if p.default is not inspect.Parameter.empty]
+        parameters = [shared[0], *required, *shared[1:], *optional]
+        parameters = [
+            p.replace(annotation=own_hints[p.name] if p.name in own_hints else hints[p.name])
+            for p in parameters
+        ]
+        # Typer reads these (the annotations resolved: the wrapper's module is not the command's)
+        command_function.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+        command_function.__annotations__ = {p.name: p.annotation for p in parameters}
+        del command_function.__wrapped__
+        return command_function
+
+    return decorate
+
+
+def build_request(options: RunOptions) -> BenchRequest:
+    """The request a command's :class:`RunOptions` make (UserError naming the options that
+    are wrong)."""
     from sweepbench.bench.request import BenchRequest, merge_limits, parse_limit
 
-    parsed = [parse_limit(text) for text in options["limit"] or ()]
-    for role in ("target", "judge"):
-        text = options[f"limit_{role}"]
+    parsed = [parse_limit(text) for text in options.limit or ()]
+    per_role: tuple[tuple[Role, str | None], ...] = (
+        ("target", options.limit_target), ("judge", options.limit_judge),
+    )  # fmt: skip
+    for role, text in per_role:
         if text is not None and text.strip():
             parsed.append(parse_limit(text, f"--limit-{role}", role=role))
     limits = merge_limits(parsed)
-    models = {"target": options["model"], "judge": options["judge"]}
-    if options.get("student"):
-        models["student"] = options["student"]
+    models = {"target": options.model, "judge": options.judge}
+    if options.student:
+        models["student"] = options.student
     values: dict[str, Any] = {
-        "benchmark": options["benchmark_name"],
-        "data": options["data"],
-        "preset": options["preset_name"],
-        "scope": options["scope_name"],
-        "areas": options["areas"],
-        "tasks": options["tasks"],
-        "skills": options["skills"],
-        "per_task": options["per_task"],
-        "max_items": options["max_items"],
-        "models": models,
-        "max_tokens": options["max_tokens"],
-        "decision_judge": options["decision_judge"],
-        "edu_scoring": options["edu_scoring"],
-        "limit": limits.total,
-        "role_limits": dict(limits.roles),
-        "allow_data_outside": options["allow_data_outside"],
-        "scoring": options["scoring"],
+        name: value
+        for name, value in vars(options).items()
+        if name not in COMPOSED and value is not None
     }
-    for knob in ("effort", "temperature", "repeats", "prompt_version"):
-        if options.get(knob) is not None:
-            values[knob] = options[knob]
-    values.update({field: options[name] for name, field in RUN_OPTIONS.items() if name in options})
-    if "no_resume" in options:
-        values["resume"] = not options["no_resume"]
-    return BenchRequest.from_values(values, names=FLAGS)
+    values.update(
+        models={role: model for role, model in models.items() if model is not None},
+        limit=limits.total, role_limits=dict(limits.roles), resume=not options.no_resume,
+        confirmed=options.yes,
+    )  # fmt: skip
+    names = {name: f"--{name.replace('_', '-')}" for name in values} | FLAGS
+    return BenchRequest.from_values(values, names=names)
 
 
 def print_estimate(prepared: PreparedRun) -> None:

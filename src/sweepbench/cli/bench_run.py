@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from sweepbench.bench.defaults import DEFAULT_CONCURRENCY
 from sweepbench.bench.workers import (
     EXECUTORS,
     LOCAL_EXECUTOR,
@@ -22,37 +21,14 @@ from sweepbench.bench.workers import (
     WorkerPool,
 )
 from sweepbench.cli.bench_options import (
-    DEFAULT_MODEL,
-    AllowDataOutsideOpt,
-    AreasOpt,
-    BenchArg,
-    DataOpt,
-    DecisionOpt,
-    EduScoringOpt,
-    EffortOpt,
     JsonOpt,
-    JudgeOpt,
-    LimitJudgeOpt,
-    LimitOpt,
-    LimitTargetOpt,
-    MaxItemsOpt,
-    MaxTokensOpt,
-    ModelOpt,
-    PerTaskOpt,
-    PresetOpt,
-    PromptVersionOpt,
-    RepeatsOpt,
-    ScopeOpt,
-    ScoringOpt,
-    SkillsOpt,
-    StudentOpt,
-    TasksOpt,
-    TemperatureOpt,
+    RunOptions,
     build_request,
     confirm_spending,
     err,
     print_estimate,
     refuse,
+    run_options,
 )
 from sweepbench.cli.bench_show import show_run
 
@@ -60,44 +36,19 @@ if TYPE_CHECKING:
     from sweepbench.bench.request import BenchRequest
     from sweepbench.bench.resume import PreparedRun
     from sweepbench.bench.run import BenchRunner
-    from sweepbench.bench.run import Progress as RunProgress
+    from sweepbench.bench.run_progress import Progress as RunProgress
     from sweepbench.store import Store
 
 
-def estimate_command(
-    benchmark_name: BenchArg,
-    model: ModelOpt = DEFAULT_MODEL,
-    judge: JudgeOpt = None,
-    student: StudentOpt = None,
-    decision_judge: DecisionOpt = False,
-    preset_name: PresetOpt = "full",
-    scope_name: ScopeOpt = "core",
-    areas: AreasOpt = None,
-    tasks: TasksOpt = None,
-    skills: SkillsOpt = None,
-    per_task: PerTaskOpt = None,
-    max_items: MaxItemsOpt = None,
-    max_tokens: MaxTokensOpt = None,
-    effort: EffortOpt = None,
-    temperature: TemperatureOpt = None,
-    repeats: RepeatsOpt = 1,
-    prompt_version: PromptVersionOpt = None,
-    limit: LimitOpt = None,
-    limit_target: LimitTargetOpt = None,
-    limit_judge: LimitJudgeOpt = None,
-    edu_scoring: EduScoringOpt = "judge",
-    scoring: ScoringOpt = "replicated",
-    data: DataOpt = None,
-    allow_data_outside: AllowDataOutsideOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+@run_options("estimate")
+def estimate_command(options: RunOptions, as_json: JsonOpt = False) -> None:
     """Price a run without calling any model: every problem at once, low and high per role.
 
     Exit codes: 0 the run could start; 2 it could not (the reasons are printed)."""
-    from sweepbench.bench.request import load, prepare
+    from sweepbench.bench.start import load, prepare
     from sweepbench.store import Store
 
-    request = build_request(locals())
+    request = build_request(options)
     benchmark = load(request)
     with Store.open() as store:
         prepared = prepare(request, store, benchmark=benchmark)
@@ -109,48 +60,9 @@ def estimate_command(
         raise typer.Exit(2)
 
 
+@run_options("run")
 def run_command(
-    benchmark_name: BenchArg,
-    model: ModelOpt = DEFAULT_MODEL,
-    judge: JudgeOpt = None,
-    student: StudentOpt = None,
-    decision_judge: DecisionOpt = False,
-    preset_name: PresetOpt = "full",
-    scope_name: ScopeOpt = "core",
-    areas: AreasOpt = None,
-    tasks: TasksOpt = None,
-    skills: SkillsOpt = None,
-    per_task: PerTaskOpt = None,
-    max_items: MaxItemsOpt = None,
-    max_tokens: MaxTokensOpt = None,
-    effort: EffortOpt = None,
-    temperature: TemperatureOpt = None,
-    repeats: RepeatsOpt = 1,
-    prompt_version: PromptVersionOpt = None,
-    limit: LimitOpt = None,
-    limit_target: LimitTargetOpt = None,
-    limit_judge: LimitJudgeOpt = None,
-    edu_scoring: EduScoringOpt = "judge",
-    scoring: ScoringOpt = "replicated",
-    concurrency: Annotated[
-        int, typer.Option("--concurrency", help="Requests at once (1–100).")
-    ] = DEFAULT_CONCURRENCY,
-    no_resume: Annotated[
-        bool, typer.Option("--no-resume", help="Start afresh even if a run can continue.")
-    ] = False,
-    retry_failed: Annotated[
-        bool, typer.Option("--retry-failed", help="Re-run only the items that errored.")
-    ] = False,
-    accept_unpriced: Annotated[
-        bool, typer.Option("--accept-unpriced", help="Run a model that has no listed price.")
-    ] = False,
-    rpm: Annotated[
-        int | None, typer.Option("--rpm", help="At most N requests a minute, per model.")
-    ] = None,
-    tpm: Annotated[
-        int | None, typer.Option("--tpm", help="At most N tokens a minute, per model.")
-    ] = None,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before spending.")] = False,
+    options: RunOptions,
     workers: Annotated[
         int,
         typer.Option(
@@ -180,8 +92,6 @@ def run_command(
             help="The Ray cluster to run workers on (default: start a local one).",
         ),
     ] = None,
-    data: DataOpt = None,
-    allow_data_outside: AllowDataOutsideOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Run a benchmark: estimate, confirm, answer and score every item, store as it goes.
@@ -189,8 +99,9 @@ def run_command(
     Running the same settings again continues an unfinished run. Ctrl-C stops it, keeping
     every finished answer. Exit codes: 0 finished; 1 paused, stopped or finished with errors;
     2 refused."""
-    from sweepbench.bench.request import load, prepare, start_check
-    from sweepbench.bench.storage import BenchStore, run_is_live
+    from sweepbench.bench.run_liveness import run_is_live
+    from sweepbench.bench.start import load, prepare, start_check
+    from sweepbench.bench.storage import BenchStore
     from sweepbench.store import Store
 
     if not 1 <= workers <= MAX_WORKERS:
@@ -204,7 +115,7 @@ def run_command(
     if ray_address is not None and executor != RAY_EXECUTOR:
         err.print("[red]refused:[/red] --ray-address needs --executor ray")
         raise typer.Exit(2)
-    request = build_request(locals())
+    request = build_request(options)
     benchmark = load(request)
     shared = workers > 1 or join
     with Store.open() as store:

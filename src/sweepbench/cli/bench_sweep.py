@@ -22,42 +22,18 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from sweepbench.bench.defaults import DEFAULT_CONCURRENCY
 from sweepbench.cli.bench_options import (
-    DEFAULT_MODEL,
-    AllowDataOutsideOpt,
-    AreasOpt,
-    BenchArg,
-    DataOpt,
-    DecisionOpt,
-    EduScoringOpt,
-    EffortOpt,
     JsonOpt,
-    JudgeOpt,
-    LimitJudgeOpt,
-    LimitOpt,
-    LimitTargetOpt,
-    MaxItemsOpt,
-    MaxTokensOpt,
-    ModelOpt,
-    PerTaskOpt,
-    PresetOpt,
-    PromptVersionOpt,
-    RepeatsOpt,
-    ScopeOpt,
-    ScoringOpt,
-    SkillsOpt,
-    StudentOpt,
-    TasksOpt,
-    TemperatureOpt,
+    RunOptions,
     build_request,
     confirm_spending,
     err,
     refuse,
+    run_options,
 )
 
 if TYPE_CHECKING:
-    from sweepbench.bench.run import Progress as RunProgress
+    from sweepbench.bench.run_progress import Progress as RunProgress
     from sweepbench.bench.sweeps.plan import BenchSweepPlan
     from sweepbench.bench.sweeps.run import BenchSweepRunner, SweepOutcome
     from sweepbench.store import Store
@@ -72,49 +48,14 @@ ValuesOpt = Annotated[
 ]
 
 
+@run_options("sweep")
 def sweep_command(
-    benchmark_name: BenchArg,
+    options: RunOptions,
     axis: AxisOpt,
     values: ValuesOpt,
-    model: ModelOpt = DEFAULT_MODEL,
-    judge: JudgeOpt = None,
-    student: StudentOpt = None,
-    decision_judge: DecisionOpt = False,
-    preset_name: PresetOpt = "full",
-    scope_name: ScopeOpt = "core",
-    areas: AreasOpt = None,
-    tasks: TasksOpt = None,
-    skills: SkillsOpt = None,
-    per_task: PerTaskOpt = None,
-    max_items: MaxItemsOpt = None,
-    max_tokens: MaxTokensOpt = None,
-    effort: EffortOpt = None,
-    temperature: TemperatureOpt = None,
-    repeats: RepeatsOpt = 1,
-    prompt_version: PromptVersionOpt = None,
-    limit: LimitOpt = None,
-    limit_target: LimitTargetOpt = None,
-    limit_judge: LimitJudgeOpt = None,
-    edu_scoring: EduScoringOpt = "judge",
-    scoring: ScoringOpt = "replicated",
-    concurrency: Annotated[
-        int, typer.Option("--concurrency", help="Requests at once per provider (1–100).")
-    ] = DEFAULT_CONCURRENCY,
-    accept_unpriced: Annotated[
-        bool, typer.Option("--accept-unpriced", help="Run a model that has no listed price.")
-    ] = False,
-    rpm: Annotated[
-        int | None, typer.Option("--rpm", help="At most N requests a minute, per model.")
-    ] = None,
-    tpm: Annotated[
-        int | None, typer.Option("--tpm", help="At most N tokens a minute, per model.")
-    ] = None,
     estimate_only: Annotated[
         bool, typer.Option("--estimate-only", help="Price the sweep; call no model.")
     ] = False,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before spending.")] = False,
-    data: DataOpt = None,
-    allow_data_outside: AllowDataOutsideOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Sweep a benchmark: the same questions under several settings, compared on the same items.
@@ -126,14 +67,13 @@ def sweep_command(
     Limits are the whole sweep's. Ctrl-C stops every setting, keeping every answer; the same
     command again continues them. Exit codes: 0 finished; 1 paused, stopped or finished with
     errors; 2 refused."""
-    from sweepbench.bench.request import load
+    from sweepbench.bench.start import load
     from sweepbench.bench.sweeps.plan import plan_bench_sweep, sweep_start_check
     from sweepbench.bench.sweeps.run import BenchSweepRunner
     from sweepbench.bench.sweeps.wording import sweep_estimate_lines
     from sweepbench.engine.ratelimit import RateLimits
     from sweepbench.store import Store
 
-    options = dict(locals())
     request = build_request(options)
     benchmark = load(request)
     with Store.open() as store:
@@ -157,8 +97,9 @@ def sweep_command(
             return
         confirm_spending(decision, noun="sweep", question="Spend up to {high} on this sweep?")
         runner = BenchSweepRunner(
-            plan, store, concurrency=request.concurrency, accept_unpriced=accept_unpriced,
-            rate_limits=RateLimits(rpm=rpm, tpm=tpm),
+            plan, store, concurrency=request.concurrency,
+            accept_unpriced=request.accept_unpriced,
+            rate_limits=RateLimits(rpm=request.rpm, tpm=request.tpm),
         )  # fmt: skip
         outcome = _run_with_progress(runner, quiet=as_json)
         show_sweep(store, outcome.sweep_id, as_json=as_json)

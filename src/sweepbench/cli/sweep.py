@@ -40,7 +40,7 @@ from sweepbench.sweeps.results import Sample
 from sweepbench.sweeps.run import Sweep, SweepResult
 
 if TYPE_CHECKING:
-    from sweepbench.bench.request import StartDecision
+    from sweepbench.bench.start import StartDecision
 
 err = Console(stderr=True)
 CAUTION = (
@@ -530,11 +530,11 @@ def _result_json(result: SweepResult) -> dict[str, Any]:
 
 
 def _start_decision(estimate: SweepEstimate, *, confirmed: bool) -> StartDecision:
-    """The start rule every run shares (:func:`~sweepbench.bench.request.start_decision`), for
+    """The start rule every run shares (:func:`~sweepbench.bench.start.start_decision`), for
     a sweep whose plan is runnable (its refusals were said already): one that may spend asks
     first. The host's ceilings are its admission's (:meth:`Sweep.admit`): a sweep is admitted
     as a whole at its worst case, all or nothing, before anything is stored."""
-    from sweepbench.bench.request import start_decision
+    from sweepbench.bench.start import start_decision
 
     return start_decision(
         [],

@@ -6,7 +6,6 @@ Callers ask the catalogue, never ``model.startswith(...)``. Prices live in
 
 from __future__ import annotations
 
-import os
 import tomllib
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -16,13 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from sweepbench.errors import UserError
-from sweepbench.settings import home, read_toml
+from sweepbench.settings import home, read_toml_file
 from sweepbench.toml_keys import Schema, refuse_unknown_keys
+from sweepbench.variables import LOCAL_CTX
 
 EFFORT_LEVELS: tuple[str, ...] = ("none", "low", "medium", "high", "xhigh", "max")
 
-LOCAL_CONTEXT_ENV = "SWEEPBENCH_LOCAL_CTX"
-LOCAL_CONTEXT_CAP = 4096
+LOCAL_CONTEXT_ENV = LOCAL_CTX.name
+LOCAL_CONTEXT_CAP = LOCAL_CTX.default
 """Context (KV cache) the embedded model allocates when its window is larger: 4096 tokens cost
 ~90 MB for SmolLM2-135M instead of ~190 MB for its full 8192, and sweep prompts are short."""
 LOCAL_CONTEXT_MIN = 64
@@ -139,32 +139,17 @@ def _size_b(provider: str, name: str, value: Any) -> float | None:
     return float(value)
 
 
-def local_context_cap(*, strict: bool = True) -> int:
+def local_context_cap() -> int:
     """The context the embedded model allocates at most: ``SWEEPBENCH_LOCAL_CTX``, else 4096.
-
-    A value that is not a whole number of at least 64 is a UserError when ``strict`` (the
-    local model refuses to load with it), else the default is reported (listing models must
-    not fail over one bad setting)."""
-    raw = os.environ.get(LOCAL_CONTEXT_ENV, "").strip()
-    if not raw:
-        return LOCAL_CONTEXT_CAP
-    try:
-        value = int(raw)
-    except ValueError:
-        value = None
-    if value is not None and value >= LOCAL_CONTEXT_MIN:
-        return value
-    if not strict:
-        return LOCAL_CONTEXT_CAP
-    if value is None:
-        raise UserError(f"{LOCAL_CONTEXT_ENV} must be a whole number, got {raw!r}")
-    raise UserError(f"{LOCAL_CONTEXT_ENV} must be at least {LOCAL_CONTEXT_MIN}, got {value}")
+    A value that is not a whole number of at least 64 is warned about and 4096 used, for the
+    listing and the loaded model alike."""
+    return LOCAL_CTX.value()
 
 
 def with_local_limits(info: ModelInfo) -> ModelInfo:
     """A local model's limits as loaded: the context window capped at
     :func:`local_context_cap`, and no more output (or default output) than that window."""
-    cap = local_context_cap(strict=False)
+    cap = local_context_cap()
     window = min(info.context_window or cap, cap)
     output = min(info.max_output_tokens or window, window)
     return replace(
@@ -206,23 +191,48 @@ def _builtin_tables() -> dict[str, dict[str, Any]]:
     return _read_tables(data, "known_models.toml")
 
 
-def _operator_tables() -> dict[str, dict[str, Any]]:
-    path = home() / "models.toml"
+def models_path() -> Path:
+    """The operator's catalogue file: ``models.toml`` in the home folder (it may not exist)."""
+    return home() / "models.toml"
+
+
+_NO_TABLES: dict[str, dict[str, Any]] = {}
+
+
+def operator_tables() -> dict[str, dict[str, Any]]:
+    """The operator's ``models.toml`` by model id (``{}`` without one), parsed once per
+    version of the file (:func:`sweepbench.settings.read_toml_file`). Not to be changed."""
+    path = models_path()
     if not path.is_file():
-        return {}
-    return _read_tables(read_toml(path, schema=MODELS_SCHEMA), str(path))
+        return _NO_TABLES
+    tables: dict[str, dict[str, Any]] = read_toml_file(
+        path, str(path), MODELS_SCHEMA, lambda data: _read_tables(data, str(path)), kind="models"
+    )
+    return tables
+
+
+_KNOWN: list[tuple[object, str | None, dict[str, ModelInfo]]] = []
+"""The last catalogue built: from which operator tables, under which ``SWEEPBENCH_LOCAL_CTX``."""
 
 
 def known_models() -> dict[str, ModelInfo]:
-    """Every catalogued model by id: the built-in table with the operator's file on top."""
+    """Every catalogued model by id: the built-in table with the operator's file on top. Built
+    again only when ``models.toml`` or ``SWEEPBENCH_LOCAL_CTX`` (the local models' limits)
+    changes."""
+    operator = operator_tables()
+    context = LOCAL_CTX.text()
+    last = _KNOWN[-1] if _KNOWN else None
+    if last is not None and last[0] is operator and last[1] == context:
+        return dict(last[2])
     tables = {k: dict(v) for k, v in _builtin_tables().items()}
-    for model_id, spec in _operator_tables().items():
+    for model_id, spec in operator.items():
         tables.setdefault(model_id, {}).update(spec)
     result = {}
     for model_id, spec in tables.items():
         provider, name = model_id.split("/", 1)
         result[model_id] = _info_from_table(provider, name, spec)
-    return result
+    _KNOWN[:] = [(operator, context, result)]
+    return dict(result)
 
 
 def lookup(provider: str, name: str) -> ModelInfo | None:

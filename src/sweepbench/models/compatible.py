@@ -23,14 +23,13 @@ environment's endpoint).
 
 from __future__ import annotations
 
-import os
-
 from sweepbench.errors import UserError
 from sweepbench.models.catalog import ModelInfo
 from sweepbench.models.openai import ChatCompletionsModel
 from sweepbench.settings import EndpointConfig, base_url_override, config_path, load_config
+from sweepbench.variables import COMPATIBLE_API_KEY, COMPATIBLE_FREE
 
-FREE_VARIABLE = "SWEEPBENCH_COMPATIBLE_FREE"
+FREE_VARIABLE = COMPATIBLE_FREE.name
 """Set to 1 / true / yes: the environment's endpoint costs nothing even though it is sent a key."""
 
 
@@ -39,7 +38,7 @@ def env_endpoint() -> EndpointConfig | None:
     url = base_url_override("compatible")
     if not url:
         return None
-    key = os.environ.get("SWEEPBENCH_COMPATIBLE_API_KEY") or None
+    key = COMPATIBLE_API_KEY.value()
     return EndpointConfig(name="compatible", base_url=url, api_key=key)
 
 
@@ -48,7 +47,7 @@ def marked_free(endpoint: EndpointConfig) -> bool:
     ``free = true`` in its ``[endpoints.NAME]`` section, or ``SWEEPBENCH_COMPATIBLE_FREE`` for
     the environment's endpoint. A ``free`` that is not true or false is a UserError."""
     if endpoint.name == "compatible" and env_endpoint() is not None:
-        return os.environ.get(FREE_VARIABLE, "").strip().lower() in ("1", "true", "yes", "on")
+        return COMPATIBLE_FREE.value()
     sections = load_config().raw.get("endpoints", {})
     section = sections.get(endpoint.name, {}) if isinstance(sections, dict) else {}
     value = section.get("free", False) if isinstance(section, dict) else False

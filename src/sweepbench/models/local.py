@@ -43,7 +43,6 @@ import codecs
 import ctypes
 import importlib.util
 import json
-import os
 import queue
 import threading
 import time
@@ -73,12 +72,12 @@ from sweepbench.models.catalog import (
     local_context_cap,
 )
 from sweepbench.models.local_threads import ThreadGovernor, usable_cores
-from sweepbench.settings import env_number
+from sweepbench.variables import LOCAL_REPACK, LOCAL_SEED, LOCAL_THREADS
 
-THREADS_ENV: Final = "SWEEPBENCH_LOCAL_THREADS"
+THREADS_ENV: Final = LOCAL_THREADS.name
 CONTEXT_ENV: Final = LOCAL_CONTEXT_ENV
-REPACK_ENV: Final = "SWEEPBENCH_LOCAL_REPACK"
-SEED_ENV: Final = "SWEEPBENCH_LOCAL_SEED"
+REPACK_ENV: Final = LOCAL_REPACK.name
+SEED_ENV: Final = LOCAL_SEED.name
 
 DEFAULT_THREADS: Final = 2
 """Most threads for decode *and* prompt processing (fewer when cores are taken). Measured on 2
@@ -153,13 +152,9 @@ def _check_gguf(path: Path) -> None:
         raise UserError(f"{path} is not a GGUF weights file")
 
 
-def _env_int(name: str, default: int, *, minimum: int = 1) -> int:
-    return int(env_number(name, default, minimum=minimum, whole=True))
-
-
 def fixed_threads() -> int | None:
     """``SWEEPBENCH_LOCAL_THREADS`` when set (a fixed count), else None (chosen per call)."""
-    return _env_int(THREADS_ENV, 0) or None
+    return LOCAL_THREADS.value()
 
 
 def default_threads() -> int:
@@ -372,9 +367,9 @@ class _Engine:
         provider_reason = full_reason
         review = self.threads.review
         self._use_threads(self.threads.start())
-        seed = os.environ.get(SEED_ENV, "").strip()
-        if seed.isdigit():  # reproducible sampling for tests and demos; unset: a fresh seed
-            self.llama.set_seed(int(seed))
+        seed = LOCAL_SEED.value()
+        if seed is not None:  # reproducible sampling for tests and demos; unset: a fresh seed
+            self.llama.set_seed(seed)
         tokens = self.llama.generate(
             prompt,
             top_k=TOP_K,
@@ -438,7 +433,7 @@ def _load(path: Path, n_ctx: int) -> _Engine:
         _check_gguf(path)
         governor = thread_governor()
         threads = governor.threads
-        repack = os.environ.get(REPACK_ENV, "").strip() not in ("", "0")
+        repack = LOCAL_REPACK.value()
         # Weight repacking into llama.cpp's extra CPU buffer types (AMX, AVX-512 layouts) is
         # off by default: a build compiled on a VM whose CPU advertises AMX without granting
         # it dies with SIGILL on the first decode (seen on our 2-core Xeon VM), and for the

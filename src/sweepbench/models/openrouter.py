@@ -19,10 +19,11 @@ from typing import Any
 from sweepbench.errors import ErrorKind, ProviderError
 from sweepbench.models.catalog import ModelInfo
 from sweepbench.models.openai import ChatCompletionsModel
-from sweepbench.settings import base_url_override, env_number, home, provider_key
+from sweepbench.settings import base_url_override, home, provider_key
+from sweepbench.variables import OPENROUTER_TTL
 
 BASE_URL = "https://openrouter.ai/api/v1"
-DEFAULT_TTL_S = 24 * 3600.0
+DEFAULT_TTL_S = OPENROUTER_TTL.default
 #: OpenRouter normalises reasoning effort across vendors to these levels.
 EFFORT_LEVELS = ("low", "medium", "high")
 
@@ -105,8 +106,8 @@ def cache_file() -> Path:
 
 def ttl_s() -> float:
     """Cache lifetime: ``SWEEPBENCH_OPENROUTER_TTL`` seconds (0 or more), default a day; a
-    value that is not a number is a UserError naming the variable."""
-    return env_number("SWEEPBENCH_OPENROUTER_TTL", DEFAULT_TTL_S)
+    value that is not a number is warned about and the default used."""
+    return OPENROUTER_TTL.value()
 
 
 def _read_cache() -> tuple[float, dict[str, Any]] | None:

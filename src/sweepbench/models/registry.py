@@ -11,6 +11,7 @@ from sweepbench.models.catalog import ModelInfo, info_from_table, known_models, 
 from sweepbench.models.providers import PROVIDERS
 from sweepbench.models.providers import provider as provider_entry
 from sweepbench.settings import EndpointConfig, key_hint, load_config, provider_key
+from sweepbench.variables import base_url_variable
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,9 @@ def provider_status(provider: str) -> ProviderStatus:
     if provider in endpoints():
         return ProviderStatus(provider, True)
     if entry is not None:
-        return ProviderStatus(provider, False, f"set SWEEPBENCH_{provider.upper()}_BASE_URL")
+        variable = base_url_variable(provider)
+        hint = f"set {variable.name}" if variable else "add [endpoints.NAME] to the config file"
+        return ProviderStatus(provider, False, hint)
     return ProviderStatus(provider, False, "unknown provider")
 
 

@@ -7,27 +7,26 @@ itself is :mod:`sweepbench.money.ledger`, which re-exports all of these.
 
 from __future__ import annotations
 
-import logging
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
 from decimal import localcontext as _localcontext
 from typing import Any, Literal
 
 from sweepbench.errors import BudgetExceeded, UserError
 from sweepbench.money.prices import format_usd
 from sweepbench.roles import label
+from sweepbench.variables import CALLS_PER_HOUR, DAILY_USD, TOTAL_USD
+from sweepbench.variables import MAX_USD as MAX_USD
+from sweepbench.variables import parse_usd_amount as parse_usd_amount
 
-log = logging.getLogger(__name__)
+DAILY_USD_ENV = DAILY_USD.name
+CALLS_PER_HOUR_ENV = CALLS_PER_HOUR.name
+TOTAL_USD_ENV = TOTAL_USD.name
 
-DAILY_USD_ENV = "SWEEPBENCH_DAILY_USD"
-CALLS_PER_HOUR_ENV = "SWEEPBENCH_CALLS_PER_HOUR"
-TOTAL_USD_ENV = "SWEEPBENCH_TOTAL_USD"
-
-DEFAULT_DAILY_USD = Decimal(10)
-DEFAULT_CALLS_PER_HOUR = 40
+DEFAULT_DAILY_USD = DAILY_USD.default
+DEFAULT_CALLS_PER_HOUR = CALLS_PER_HOUR.default
 MICRO = Decimal(1_000_000)
 _FAST_BELOW = Decimal(10) ** 15
 _MICRO_KNOWN = 4096
@@ -35,44 +34,10 @@ _MICRO_KNOWN = 4096
 _MICRO_UP: dict[Decimal, int] = {}
 _MICRO_HALF_UP: dict[Decimal, int] = {}
 
-_OFF = {"off", "none"}
-
 CeilingName = Literal["calls", "daily", "cumulative", "run", "role"]
 """Which limit refused an admission (``role``: a run's limit for one role)."""
 State = Literal["reserved", "settled", "expired"]
 """A reservation's state: open, settled at its cost, or expired at its reserved amount."""
-
-
-MAX_USD = Decimal(1_000_000_000)
-"""The largest amount a limit, a ceiling or a price typed by a person may be ($1,000,000,000):
-far above any real budget, and small enough that every sum of such amounts stays exact in
-integer micro-dollars (SQLite's 64-bit integers) and in :func:`format_usd`."""
-
-
-def parse_usd_amount(value: object) -> Decimal:
-    """The one parser of a dollar amount a person typed (a flag, a variable, a form field):
-    text (``"5"``, ``" $0.50 "``) or an exact number, finite, from 0 to :data:`MAX_USD`. A
-    ``ValueError`` otherwise, whose message is the reason in a few words, for the caller to put
-    after the name of the value: "not a dollar amount", "a limit is a dollar amount ≥ 0",
-    "a limit is at most $1,000,000,000"."""
-    if isinstance(value, bool):
-        raise ValueError("not a dollar amount")
-    if isinstance(value, str):
-        try:
-            usd = Decimal(value.strip().removeprefix("$").strip())
-        except InvalidOperation:
-            raise ValueError("not a dollar amount") from None
-    elif isinstance(value, Decimal):
-        usd = value
-    elif isinstance(value, int | float):
-        usd = Decimal(str(value))  # a float as it prints (0.1 → 0.1, not its binary value)
-    else:
-        raise ValueError("not a dollar amount")
-    if not usd.is_finite() or usd < 0:
-        raise ValueError("a limit is a dollar amount ≥ 0")
-    if usd > MAX_USD:
-        raise ValueError(f"a limit is at most ${MAX_USD:,}")
-    return abs(usd)  # turns -0 into 0
 
 
 def _check_usd(name: str, value: Decimal) -> None:
@@ -152,51 +117,15 @@ class Ceilings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Ceilings:
-        """The ceilings from the environment (or ``environ``). An unparsable, negative,
-        non-finite or too large value (dollars above :data:`MAX_USD`) falls back to its default
-        with a logged warning and is not listed in ``overridden``; an empty value counts as
-        unset."""
-        env = os.environ if environ is None else environ
-        applied: list[str] = []
-
-        def raw(name: str) -> str | None:
-            value = env.get(name, "").strip()
-            return value or None
-
-        def usd(name: str, default: Decimal | None) -> Decimal | None:
-            text = raw(name)
-            if text is None:
-                return default
-            if default is None and text.lower() in _OFF:
-                return None
-            try:
-                value = parse_usd_amount(text)
-            except ValueError:
-                _warn(name, text, f"a dollar amount from 0 to {MAX_USD:,}", default)
-                return default
-            applied.append(name)
-            return value
-
-        daily = usd(DAILY_USD_ENV, DEFAULT_DAILY_USD)
-        calls = DEFAULT_CALLS_PER_HOUR
-        text = raw(CALLS_PER_HOUR_ENV)
-        if text is not None:
-            try:
-                parsed = int(text)
-            except ValueError:
-                parsed = -1
-            if parsed < 0:
-                _warn(CALLS_PER_HOUR_ENV, text, "a whole number ≥ 0", calls)
-            else:
-                calls = parsed
-                applied.append(CALLS_PER_HOUR_ENV)
-        total = usd(TOTAL_USD_ENV, None)
-        return cls(DEFAULT_DAILY_USD if daily is None else daily, calls, total, tuple(applied))
-
-
-def _warn(name: str, text: str, expected: str, default: object) -> None:
-    shown = "off" if default is None else default
-    log.warning("%s=%r is not %s; using the default (%s)", name, text, expected, shown)
+        """The ceilings from the environment (or ``environ``), read through the variables'
+        record (:mod:`sweepbench.variables`). An unparsable, negative, non-finite or too large
+        value (dollars above :data:`MAX_USD`) falls back to its default with a logged warning
+        and is not listed in ``overridden``; an empty value counts as unset."""
+        daily = DAILY_USD.reading(environ)
+        calls = CALLS_PER_HOUR.reading(environ)
+        total = TOTAL_USD.reading(environ)
+        applied = tuple(r.variable.name for r in (daily, calls, total) if r.applied)
+        return cls(daily.value, calls.value, total.value, applied)
 
 
 class SpendRefused(BudgetExceeded):

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import threading
 import time
 import weakref
@@ -45,6 +44,7 @@ from sweepbench.engine.supervisor import Supervisor
 from sweepbench.errors import UserError
 from sweepbench.settings import run_keys, scrub
 from sweepbench.store import Store
+from sweepbench.variables import MAX_HOSTED_RUNS
 from sweepbench.web.context import WebContext
 
 KEEP_ENDED = 64
@@ -52,8 +52,8 @@ KEEP_ENDED = 64
 older ones are read from the store like runs started by another process."""
 START_WAIT_S = 15.0
 """How long a start waits for its run to be recorded (its id known) before answering."""
-MAX_HOSTED_ENV = "SWEEPBENCH_MAX_HOSTED_RUNS"
-DEFAULT_MAX_HOSTED = 1
+MAX_HOSTED_ENV = MAX_HOSTED_RUNS.name
+DEFAULT_MAX_HOSTED = MAX_HOSTED_RUNS.default
 
 log = logging.getLogger(__name__)
 
@@ -61,20 +61,7 @@ log = logging.getLogger(__name__)
 def max_hosted_runs() -> int:
     """How many runs one host runs at once (``SWEEPBENCH_MAX_HOSTED_RUNS``, a whole number of
     at least 1; unset: 1). A bad value is warned about and the default used."""
-    text = (os.environ.get(MAX_HOSTED_ENV) or "").strip()
-    if not text:
-        return DEFAULT_MAX_HOSTED
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        log.warning(
-            "%s must be a whole number of at least 1, not %r; running %d at once",
-            MAX_HOSTED_ENV, text, DEFAULT_MAX_HOSTED,
-        )  # fmt: skip
-        return DEFAULT_MAX_HOSTED
-    return value
+    return MAX_HOSTED_RUNS.value()
 
 
 @dataclass

@@ -24,6 +24,17 @@ from sweepbench.store import Store
 from sweepbench.sweeps.plan import default_model
 from sweepbench.web.defaults import AXIS_LABELS
 from sweepbench.web.offer import BUILT_IN_BENCHMARKS, BenchmarkOffer, offered_models
+from sweepbench.web.request_form import (
+    FormField,
+    as_typed,
+    checked,
+    fill_form,
+    joined,
+    labels,
+    read_form,
+    text,
+    text_or_none,
+)
 
 DEFAULT_BENCHMARK = "sample"
 DEFAULT_EFFORT = "default"
@@ -31,29 +42,6 @@ DEFAULT_EFFORT = "default"
 BUDGET_SUGGESTIONS = ("256", "1024", "4096", "16384")
 HIDDEN = {"display": "none"}
 SHOWN: dict[str, Any] = {}
-NAMES = {
-    "benchmark": "Benchmark",
-    "data": "Data folder",
-    "preset": "Preset",
-    "tasks": "Tasks",
-    "per_task": "Per task",
-    "max_items": "Max items",
-    "models": "Model",
-    "max_tokens": "Answer length limit",
-    "effort": "Effort",
-    "prompt_version": "Prompt version",
-    "limit": "Limit",
-    "repeats": "Repeats",
-    "temperature": "Temperature",
-    "concurrency": "Requests at once",
-    "rpm": "Requests a minute",
-    "tpm": "Tokens a minute",
-    "decision_judge": "Decision judge",
-    "edu_scoring": "Rule scoring",
-    "scoring": "Scoring version",
-}
-"""How the page names a request's fields in its problems."""
-
 CONTROLS = (
     ("bs-benchmark", "value"),
     ("bs-data", "value"),
@@ -137,7 +125,8 @@ class Controls:
         return values
 
 
-def _number(value: object) -> int | None:
+def _number(value: object, _label: str = "") -> int | None:
+    """A number control's whole number (None: empty or not one; the page shows no error)."""
     if value in (None, ""):
         return None
     try:
@@ -146,16 +135,58 @@ def _number(value: object) -> int | None:
         return None
 
 
-def _text(value: str | None) -> str | None:
-    return value.strip() if value and value.strip() else None
+def _text(value: object) -> str | None:
+    return text_or_none(value)
 
 
-def _raw(value: object) -> object:
-    """A number field as given (None when empty), for the request to validate: a wrong one
-    gets the library's message, never a silent default."""
-    if isinstance(value, str):
-        return value.strip().replace(",", "") or None
+def same(value: object) -> object:
+    """A request's value as the control holds it."""
     return value
+
+
+FORM = (
+    FormField(
+        "benchmark", "benchmark", "Benchmark", read=lambda v, _: text(v) or DEFAULT_BENCHMARK,
+        show=lambda v: str(v) if v else DEFAULT_BENCHMARK,
+    ),
+    FormField("data", "data", "Data folder", show=lambda v: None if v in (None, "") else str(v)),
+    FormField(
+        "preset", "preset", "Preset", read=lambda v, _: v or "full", show=lambda v: v or "full"
+    ),
+    FormField(
+        "paper", "scope", "Scope", read=lambda on, _: "paper" if on else "core",
+        show=lambda scope: scope == "paper",
+    ),
+    FormField("tasks", "tasks", "Tasks", read=lambda v, _: v or "", show=joined),
+    FormField("per_task", "per_task", "Per task", read=_number, show=same),
+    FormField("max_items", "max_items", "Max items", read=_number, show=same),
+    FormField("limit", "limit", "Limit", show=lambda v: None if v in (None, "") else str(v)),
+    FormField("accept_unpriced", "accept_unpriced", "Accept unpriced", read=checked, show=bool),
+    FormField("repeats", "repeats", "Repeats", read=as_typed, show=lambda v: v or 1),
+    FormField("temperature", "temperature", "Temperature", read=as_typed, show=same),
+    FormField(
+        "concurrency", "concurrency", "Requests at once", read=as_typed,
+        show=lambda v: v or DEFAULT_CONCURRENCY,
+    ),
+    FormField("rpm", "rpm", "Requests a minute", read=as_typed, show=same),
+    FormField("tpm", "tpm", "Tokens a minute", read=as_typed, show=same),
+    FormField("decision_judge", "decision_judge", "Decision judge", read=checked, show=bool),
+    FormField(
+        "edu_rule", "edu_scoring", "Rule scoring", read=lambda on, _: "rule" if on else "judge",
+        show=lambda v: v == "rule",
+    ),
+    FormField(
+        "scoring", "scoring", "Scoring version", read=lambda v, _: v or DEFAULT_SCORING_VERSION,
+        show=lambda v: v or DEFAULT_SCORING_VERSION,
+    ),
+)  # fmt: skip
+"""The :class:`Controls` that set one request field each, both ways (:mod:`.request_form`):
+a control here is a :class:`Controls` field."""
+NAMES = labels(
+    FORM, models="Model", max_tokens="Answer length limit", effort="Effort",
+    prompt_version="Prompt version",
+)  # fmt: skip
+"""How the page names a request's fields in its problems."""
 
 
 def request_for(c: Controls) -> BenchRequest:
@@ -170,31 +201,12 @@ def request_for(c: Controls) -> BenchRequest:
         "target": target, "judge": _text(c.judge), "student": _text(c.student),
     }  # fmt: skip
     fields: dict[str, Any] = {
-        "benchmark": _text(c.benchmark) or DEFAULT_BENCHMARK,
-        "data": _text(c.data),
-        "preset": c.preset or "full",
-        "scope": "paper" if c.paper else "core",
-        "tasks": c.tasks or "",
-        "per_task": _number(c.per_task),
-        "max_items": _number(c.max_items),
-        "models": models,
-        "limit": _text(c.limit),
-        "accept_unpriced": bool(c.accept_unpriced),
-        "confirmed": bool(c.confirmed),
-        "temperature": _raw(c.temperature),
-        "rpm": _raw(c.rpm),
-        "tpm": _raw(c.tpm),
-        "decision_judge": bool(c.decision_judge),
-        "edu_scoring": "rule" if c.edu_rule else "judge",
-        "scoring": c.scoring or DEFAULT_SCORING_VERSION,
-    }
-    for field, value in (("repeats", c.repeats), ("concurrency", c.concurrency)):
-        if _raw(value) is not None:  # empty: the library's default
-            fields[field] = _raw(value)
+        "models": models, "confirmed": bool(c.confirmed), **read_form(FORM, vars(c)),
+    }  # fmt: skip
     if axis != "effort" and c.effort not in (None, "", DEFAULT_EFFORT):
         fields["effort"] = c.effort
-    if axis != "max_tokens" and _raw(c.max_tokens) is not None:
-        fields["max_tokens"] = _raw(c.max_tokens)
+    if axis != "max_tokens" and as_typed(c.max_tokens) is not None:
+        fields["max_tokens"] = as_typed(c.max_tokens)
     if axis != "prompt_version" and _text(c.prompt_version):
         fields["prompt_version"] = _text(c.prompt_version)
     return BenchRequest.from_values(fields, names=NAMES)
@@ -474,38 +486,16 @@ def advanced_layout(c: Controls, models: list[str]) -> Any:
 
 
 def controls_from_request(request: dict[str, Any], axis: str, values: list[str]) -> Controls:
-    """A stored sweep's held request and values as the controls show them."""
+    """A stored sweep's held request (its JSON) and values as the controls show them."""
     models = request.get("models") or {}
-    tasks = request.get("tasks") or ()
-
-    def text(key: str) -> str | None:
-        value = request.get(key)
-        return None if value in (None, "") else str(value)
-
     return Controls(
-        benchmark=text("benchmark") or DEFAULT_BENCHMARK,
-        data=text("data"),
-        preset=text("preset") or "full",
-        paper=request.get("scope") == "paper",
-        tasks=", ".join(tasks) if isinstance(tasks, list | tuple) else str(tasks),
-        per_task=request.get("per_task"),
-        max_items=request.get("max_items"),
+        **fill_form(FORM, request),
         judge=models.get("judge"),
         axis=axis,
         values=values,
         model=models.get("target") if axis != "model" else None,
-        effort=text("effort") or DEFAULT_EFFORT,
+        effort=_text(request.get("effort")) or DEFAULT_EFFORT,
         max_tokens=request.get("max_tokens") if axis != "max_tokens" else None,
-        prompt_version=text("prompt_version") if axis != "prompt_version" else None,
-        limit=text("limit"),
-        accept_unpriced=bool(request.get("accept_unpriced")),
-        repeats=request.get("repeats") or 1,
-        temperature=request.get("temperature"),
-        concurrency=request.get("concurrency") or DEFAULT_CONCURRENCY,
-        rpm=request.get("rpm"),
-        tpm=request.get("tpm"),
+        prompt_version=_text(request.get("prompt_version")) if axis != "prompt_version" else None,
         student=models.get("student"),
-        decision_judge=bool(request.get("decision_judge")),
-        edu_rule=request.get("edu_scoring") == "rule",
-        scoring=text("scoring") or DEFAULT_SCORING_VERSION,
     )

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-import os
 from dataclasses import dataclass
 
-TOKEN_VARIABLE = "SWEEPBENCH_TOKEN"
+from sweepbench.variables import ENV, TOKEN
+
+TOKEN_VARIABLE = TOKEN.name
 SIGNED_IN = "sweepbench_signed_in"
 """The ``flask.g`` flag the sign-in check sets on a request with a live session cookie."""
 
@@ -43,8 +44,7 @@ class Gate:
     @classmethod
     def for_host(cls, host: str) -> Gate:
         """The gate for a server bound to ``host``, with the token from the environment."""
-        production = os.environ.get("SWEEPBENCH_ENV", "").strip().lower() == "production"
-        return cls(host, os.environ.get(TOKEN_VARIABLE) or None, production)
+        return cls(host, TOKEN.value(), ENV.value() == "production")
 
     @property
     def guarded(self) -> bool:

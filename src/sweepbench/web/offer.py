@@ -182,7 +182,7 @@ class BenchmarkOffer:
     def load(self, request: BenchRequest) -> tuple[BenchRequest, Benchmark]:
         """The checked request (:meth:`checked`) and its benchmark, loaded (UserError or
         DataError when it is refused or cannot be loaded)."""
-        from sweepbench.bench.request import load
+        from sweepbench.bench.start import load
 
         allowed = self.checked(request)
         try:

@@ -30,7 +30,6 @@ import hashlib
 import hmac
 import html
 import ipaddress
-import os
 import secrets
 import threading
 import time
@@ -42,9 +41,10 @@ from urllib.parse import quote, urlsplit
 import flask
 from werkzeug.wrappers import Response
 
+from sweepbench.variables import ALLOWED_HOSTS
 from sweepbench.web.gate import SIGNED_IN, TOKEN_VARIABLE, Gate
 
-ALLOWED_HOSTS_VARIABLE = "SWEEPBENCH_ALLOWED_HOSTS"
+ALLOWED_HOSTS_VARIABLE = ALLOWED_HOSTS.name
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 SIGN_IN_PATH = "/_sweepbench/sign-in"
 SIGN_OUT_PATH = "/_sweepbench/sign-out"
@@ -109,8 +109,7 @@ def split_host(header: str) -> tuple[str, int | None] | None:
 
 def hosts_from_environment() -> list[str]:
     """The names in ``SWEEPBENCH_ALLOWED_HOSTS`` (commas or spaces between them)."""
-    raw = os.environ.get(ALLOWED_HOSTS_VARIABLE, "")
-    return [part for part in raw.replace(",", " ").split() if part]
+    return list(ALLOWED_HOSTS.value())
 
 
 def _is_wildcard(address: str) -> bool:

@@ -18,14 +18,18 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sweepbench.bench.items import Benchmark, Item, Task
-from sweepbench.bench.plan import Selection, build_plan, rule_scored
+from sweepbench.bench.plan import build_plan
 from sweepbench.bench.record import dump_record, load_record, rules_version_of
 from sweepbench.bench.record_build import build_record
 from sweepbench.bench.report import RunReport, load_report
+from sweepbench.bench.request import request_from_run
+from sweepbench.bench.run_liveness import run_is_live
 from sweepbench.bench.scoring import score_answer
 from sweepbench.bench.scoring.base import Score
 from sweepbench.bench.scoring.versions import DEFAULT_SCORING_VERSION, rules_for
-from sweepbench.bench.storage import ANSWER_BATCH, AnswerRow, BenchStore, RunRow, run_is_live
+from sweepbench.bench.selection import rule_scored
+from sweepbench.bench.storage import ANSWER_BATCH, BenchStore
+from sweepbench.bench.storage_rows import AnswerRow, RunRow
 from sweepbench.errors import SweepbenchError, UserError
 from sweepbench.store import Store
 
@@ -252,20 +256,10 @@ def _write_record(
     record) when no such plan can be made offline."""
     run = runs.run(run_id)
     assert run is not None
-    chosen = run.settings.get("selection", {})
-    selection = Selection(
-        preset=chosen.get("preset", "full"), scope=config.get("scope", "core"),
-        areas=tuple(chosen.get("areas", ())), tasks=tuple(chosen.get("tasks", ())),
-        dimensions=tuple(config.get("dimensions", ())), per_task=config.get("per_task"),
-        max_items=config.get("max_items"),
-    )  # fmt: skip
+    scoring = str(config.get("scoring", DEFAULT_SCORING_VERSION))
     try:
-        plan = build_plan(
-            benchmark, model=run.model, judge=run.judge,
-            decision_judge=bool(config.get("decision_judge")), selection=selection,
-            max_tokens=config.get("max_tokens"), rule_scoring=bool(config.get("rule_scoring")),
-            scoring=str(config.get("scoring", DEFAULT_SCORING_VERSION)),
-        )  # fmt: skip
+        request = request_from_run(run.settings, run.benchmark)
+        plan = build_plan(benchmark, request.model_copy(update={"scoring": scoring}))
         if plan.errors or plan.config.hash != run.config_hash:
             return False
         record = build_record(load_report(store, run_id, benchmark=benchmark, stored=False), plan)

@@ -3,7 +3,7 @@ varying (model, effort, max tokens or prompt version), each setting an ordinary 
 
 The axis is read by the same function as a single-prompt sweep's
 (:func:`sweepbench.axes.cells.axis_cells`), so both refuse the same things in the same words.
-Each setting is planned by :func:`sweepbench.bench.request.prepare`, which continues the run
+Each setting is planned by :func:`sweepbench.bench.start.prepare`, which continues the run
 with its settings hash when there is one; the sweep prices every setting and the total, per
 role, and is checked as a whole before anything starts:
 
@@ -28,18 +28,19 @@ from sweepbench.axes import AXES
 from sweepbench.axes.cells import Held, Refusal, axis_cells
 from sweepbench.bench.defaults import DEFAULT_ANSWER_TOKENS
 from sweepbench.bench.items import Benchmark
-from sweepbench.bench.plan import Limits, RoleCost, sum_estimates
-from sweepbench.bench.request import (
+from sweepbench.bench.plan import RoleCost, sum_estimates
+from sweepbench.bench.request import BenchRequest
+from sweepbench.bench.results import format_money
+from sweepbench.bench.resume import PreparedRun
+from sweepbench.bench.run_config import Limits
+from sweepbench.bench.start import (
     UNPRICED_REFUSAL,
-    BenchRequest,
     StartDecision,
     host_ceiling_problems,
     load,
     prepare,
     start_decision,
 )
-from sweepbench.bench.results import format_money
-from sweepbench.bench.resume import PreparedRun
 from sweepbench.bench.sweeps.store import SweepRow, SweepStore
 from sweepbench.errors import UserError
 from sweepbench.money.ledger import Ledger
@@ -368,7 +369,7 @@ def _limit_problems(
 
 
 def sweep_start_check(plan: BenchSweepPlan, request: BenchRequest) -> StartDecision:
-    """The benchmark start rule (:func:`~sweepbench.bench.request.start_decision`) for the
+    """The benchmark start rule (:func:`~sweepbench.bench.start.start_decision`) for the
     whole sweep: refused when anything stops it (the axis, a setting's plan, a limit or host
     ceiling below the lowest estimate, an unpriced model not accepted); ready when every
     setting has nothing left; otherwise a sweep that may spend money needs ``confirmed``."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 from decimal import Decimal
 
 from sweepbench.axes import AXIS_WORDS
-from sweepbench.bench.plan import role_word
 from sweepbench.bench.results import format_money
 from sweepbench.bench.sweeps.plan import BenchSweepPlan
+from sweepbench.roles import role_word
 
 
 def _money_range(low: Decimal | None, high: Decimal | None) -> str:

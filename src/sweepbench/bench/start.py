@@ -1,0 +1,171 @@
+"""The rules for starting a benchmark run: ``prepare`` plans a :class:`BenchRequest`
+(continuing a stored run with the same settings), and ``start_check`` says whether it is
+refused, needs the user's confirmation because it spends money, or is ready. Surfaces only
+fill a request and render the answers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from typing import TYPE_CHECKING, Literal
+
+from sweepbench.bench.catalog import load_benchmark
+from sweepbench.bench.dialogue.calibration import plan_calibration
+from sweepbench.bench.items import Benchmark
+from sweepbench.bench.request import BenchRequest
+from sweepbench.bench.results import format_money
+from sweepbench.bench.resume import PreparedRun, plan_run
+from sweepbench.roles import label
+from sweepbench.store import Store
+
+if TYPE_CHECKING:
+    from sweepbench.money.ledger import Ledger
+
+UNPRICED_REFUSAL = "no listed price; add --accept-unpriced to run anyway"
+RUN_NEEDS = "the run's lowest estimate"
+"""What a benchmark run needs the host's ceilings to hold before it starts (it pauses when one
+is reached and continues after)."""
+
+
+def load(request: BenchRequest) -> Benchmark:
+    """The benchmark a request names (UserError when it cannot be loaded)."""
+    return load_benchmark(
+        request.benchmark, request.data, allow_data_outside=request.allow_data_outside
+    )
+
+
+def prepare(
+    request: BenchRequest,
+    store: Store | None,
+    *,
+    benchmark: Benchmark | None = None,
+    join: bool = False,
+) -> PreparedRun:
+    """Plan the run a request asks for, continuing the newest run with the same settings
+    unless ``resume`` is off (``store`` None: never continues); every surface prepares a run
+    this way. ``benchmark`` is the request's, already loaded (loaded here when None)."""
+    models = request.models
+    prepared = plan_run(
+        benchmark if benchmark is not None else load(request), request, store, join=join
+    )
+    unused = [
+        f"The {label(role)} ({model}) is not used: none of the selected tasks needs one."
+        for role, model in models.items()
+        if role not in ("target", "judge") and role not in prepared.plan.config.models
+    ]
+    if unused:
+        plan = replace(prepared.plan, notes=(*prepared.plan.notes, *unused))
+        prepared = replace(prepared, plan=plan)
+    plan = prepared.plan
+    if store is not None and not plan.errors:
+        pending = [i.task for i in plan.items]
+        calibration = plan_calibration(store, plan.tasks, pending, plan.config.models)
+        prepared = replace(prepared, dialogue_calibration=calibration)
+        # a joining worker's run has started already: the ceilings pause it, as any run
+        short = [] if join else host_ceiling_problems(store, plan.low, needed=RUN_NEEDS)
+        if short:  # refused by the start rule, before anything is recorded
+            plan = replace(plan, limit_problems=(*plan.limit_problems, *short))
+            prepared = replace(prepared, plan=plan)
+    return prepared
+
+
+def host_ceiling_problems(
+    store: Store, needed_usd: Decimal | None, *, needed: str, ledger: Ledger | None = None
+) -> list[str]:
+    """The host's daily and lifetime ceilings (``SWEEPBENCH_DAILY_USD``, ``SWEEPBENCH_TOTAL_USD``)
+    against what a run needs to start (``needed`` names it: a benchmark run's or sweep's lowest
+    estimate — it pauses at a ceiling and continues after; a single-prompt sweep's worst case —
+    it is admitted as a whole). One sentence per ceiling too low, for every surface's start
+    rule; none for a $0 or unpriced run."""
+    from sweepbench.money.ceilings import DAILY_USD_ENV, TOTAL_USD_ENV
+    from sweepbench.money.ledger import Ledger
+
+    if needed_usd is None or needed_usd <= 0:
+        return []
+    summary = (ledger or Ledger(store)).summary()
+    problems: list[str] = []
+    if needed_usd > summary.remaining_today:
+        problems.append(
+            f"{needed[:1].upper()}{needed[1:]} ({format_money(needed_usd)}) is more than today's "
+            f"ceiling leaves ({format_money(summary.remaining_today)} of "
+            f"{format_money(summary.ceilings.daily_usd)}, {DAILY_USD_ENV}); narrow it, raise "
+            "the ceiling or try again after midnight UTC"
+        )
+    left, cap = summary.remaining_total, summary.ceilings.total_usd
+    if left is not None and cap is not None and needed_usd > left:
+        problems.append(
+            f"{needed[:1].upper()}{needed[1:]} ({format_money(needed_usd)}) is more than the "
+            f"lifetime ceiling leaves ({format_money(left)} of {format_money(cap)}, "
+            f"{TOTAL_USD_ENV}); narrow it or raise the ceiling"
+        )
+    return problems
+
+
+@dataclass(frozen=True)
+class StartDecision:
+    """Whether a prepared run may start now."""
+
+    outcome: Literal["refused", "confirm", "ready"]
+    reasons: tuple[str, ...] = ()
+    """Refused: every reason (the plan's problems first)."""
+    spend_up_to: Decimal | None = None
+    """Confirm: the most the run may spend (its high estimate; None: unknown, a model has
+    no listed price)."""
+    nothing_left: bool = False
+    """Ready, with nothing to run: the run it continues has scored every selected item."""
+
+    @property
+    def refused(self) -> bool:
+        """The run cannot start (see ``reasons``)."""
+        return self.outcome == "refused"
+
+    @property
+    def needs_confirmation(self) -> bool:
+        """The run spends money and the user has not agreed yet."""
+        return self.outcome == "confirm"
+
+    @property
+    def ready(self) -> bool:
+        """The run may start (or has nothing left to run)."""
+        return self.outcome == "ready"
+
+
+def start_check(prepared: PreparedRun, request: BenchRequest) -> StartDecision:
+    """The start rule of a benchmark run (:func:`start_decision` over its plan): refused when
+    the plan has problems (errors, a limit or a host ceiling below its low estimate) or a model
+    has no price and that is not accepted; ready when nothing is left to run; otherwise a run
+    that may spend money (a high estimate above $0, or an unknown one) needs ``confirmed``."""
+    plan = prepared.plan
+    reasons = [*plan.errors, *plan.blocked, *plan.limit_problems]
+    if plan.needs_price_ack and not request.accept_unpriced:
+        reasons.append(UNPRICED_REFUSAL)
+    return start_decision(
+        reasons,
+        nothing_left=not plan.items,
+        spends=plan.needs_price_ack or bool(plan.high),
+        spend_up_to=plan.high,
+        confirmed=request.confirmed,
+    )
+
+
+def start_decision(
+    reasons: Sequence[str],
+    *,
+    nothing_left: bool,
+    spends: bool,
+    spend_up_to: Decimal | None,
+    confirmed: bool,
+) -> StartDecision:
+    """The one start rule of ``bench run``, ``bench sweep`` and ``sweep`` (and the web pages
+    that start them), given each one's facts: refused with every reason there is (its plan's
+    problems, and a host ceiling that cannot hold what it needs to start:
+    :func:`host_ceiling_problems`); ready when nothing is left to run; a run that may spend
+    money needs ``confirmed`` (the most it may spend: ``spend_up_to``); otherwise ready."""
+    if reasons:
+        return StartDecision("refused", reasons=tuple(reasons))
+    if nothing_left:
+        return StartDecision("ready", nothing_left=True)
+    if spends and not confirmed:
+        return StartDecision("confirm", spend_up_to=spend_up_to)
+    return StartDecision("ready")
