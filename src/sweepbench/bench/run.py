@@ -23,6 +23,9 @@ retries it. This module decides *which* calls to make:
   same settings again continues the newest unfinished run (claimed atomically: never by two
   sessions); ``retry_failed`` re-runs only the items that errored (a judge failure is
   re-graded without asking the model again).
+
+One item's calls and the answer row they end in are :mod:`.run_items`; how a session is recorded
+at its start and end, :mod:`.run_session`; what a run reports, :mod:`.run_progress`.
 """
 
 from __future__ import annotations
@@ -32,48 +35,38 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.engine import Connection
 
-from sweepbench.bench.answers import Answer, from_result, verdict_schema
 from sweepbench.bench.claims import ItemClaims
-from sweepbench.bench.dialogue.bench_item import RETRY_DELAY_S, Taught, teach
-from sweepbench.bench.dialogue.flow import DialogueRole
-from sweepbench.bench.dialogue.scenario import Scenario, is_dialogue, scenario_for
-from sweepbench.bench.dialogue.storage import StoredTurn, read_turns, write_turns
-from sweepbench.bench.dialogue.turns import Turn
-from sweepbench.bench.followups import second_try
+from sweepbench.bench.dialogue.bench_item import RETRY_DELAY_S
+from sweepbench.bench.dialogue.storage import StoredTurn, write_turns
 from sweepbench.bench.items import Item, Task
-from sweepbench.bench.plan import Limits, run_id_for
-from sweepbench.bench.record import dump_record
-from sweepbench.bench.record_build import build_record
-from sweepbench.bench.report import catalogue_json, session_report
-from sweepbench.bench.resume import JUDGE_ERRORS, PreparedRun
-from sweepbench.bench.scoring import format_checker, score_answer
-from sweepbench.bench.scoring.base import Score
-from sweepbench.bench.scoring.judge import JUDGE_MAX_TOKENS, judge_messages, parse_verdict
+from sweepbench.bench.plan import run_id_for
+from sweepbench.bench.resume import PreparedRun
+from sweepbench.bench.run_config import Limits
+from sweepbench.bench.run_items import ItemAnswering, StopRun
+from sweepbench.bench.run_progress import Progress, RunOutcome
+from sweepbench.bench.run_session import SessionRecording
 from sweepbench.bench.storage import (
     AnswerRow,
     BenchStore,
-    RunRow,
     SpendLine,
     release_run,
     run_is_live,
     stop_reason,
-    this_worker,
 )
 from sweepbench.engine import BatchedRecorder, CallOutcome, CallSpec, Executor, LeaseHolds
 from sweepbench.engine.limits import CallLimits
 from sweepbench.engine.ratelimit import RateLimits
-from sweepbench.engine.retry import RetryPolicy, error_type
-from sweepbench.errors import DataError, SweepbenchError, UserError
-from sweepbench.models.base import GenerateSettings, Message, Request, Result
+from sweepbench.engine.retry import RetryPolicy
+from sweepbench.errors import UserError
+from sweepbench.models.base import GenerateSettings, Request, Result
 from sweepbench.money.ledger import Ledger, SpendRefused
-from sweepbench.roles import BENCH_ROLES, Role, label
+from sweepbench.roles import Role, label
 from sweepbench.store import Store
 from sweepbench.store.workers import this_worker as store_worker
 
@@ -97,56 +90,7 @@ CLAIM_BATCH = 16
 answering model never yields to the event loop on its own)."""
 
 
-@dataclass
-class Progress:
-    """Live counters of a run (read by the CLI's progress bar)."""
-
-    run_id: str
-    total: int
-    """Items this session will try."""
-    scored: int = 0
-    failed: int = 0
-    spent: Decimal = Decimal(0)
-    """Spent by the whole run (earlier sessions included)."""
-    limit: Decimal | None = None
-    resumed: bool = False
-
-    @property
-    def done(self) -> int:
-        """Items finished this session, scored or failed."""
-        return self.scored + self.failed
-
-
-@dataclass(frozen=True)
-class RunOutcome:
-    """How a session of a run ended."""
-
-    run_id: str
-    status: str
-    """``completed``, ``completed_with_errors``, ``paused_budget`` or ``interrupted``."""
-    reason: str | None
-    scored: int
-    """Items scored in the whole run."""
-    errors: int
-    """Items whose latest attempt failed (they can be retried)."""
-    spent: Decimal
-    spent_by_role: dict[str, Decimal]
-    session_scored: int
-    session_failed: int
-    wall_s: float
-    resumed: bool
-
-
-class _Stop(Exception):
-    """Raised inside a worker when the run must stop making calls."""
-
-    def __init__(self, status: str, reason: str) -> None:
-        super().__init__(reason)
-        self.status = status
-        self.reason = reason
-
-
-class BenchRunner:
+class BenchRunner(ItemAnswering, SessionRecording):
     """Runs one session of a prepared run. ``await runner.run()`` returns the outcome;
     ``runner.stop()`` (from a signal handler or another task) ends it early, keeping every
     finished answer."""
@@ -338,7 +282,7 @@ class BenchRunner:
                     await asyncio.sleep(0)  # let the writer take a batch while we go on
                 try:
                     await self._process(item)
-                except _Stop as stop:
+                except StopRun as stop:
                     self._halt(stop.status, stop.reason)
                     if stop.status == "paused_budget":  # no waiting on calls in flight
                         self._cancel_others()
@@ -371,338 +315,26 @@ class BenchRunner:
             release_run(self.run_id)
             self._claimed = False
 
-    def _record_start(self) -> None:
-        plan = self.plan
-        settings = {
-            "config": plan.config.as_json(),
-            "selection": {
-                "preset": plan.selection.preset, "scope": plan.selection.scope,
-                "areas": list(plan.selection.areas), "tasks": list(plan.selection.tasks),
-            },
-            "limits": plan.limits.as_json(),
-            "concurrency": self.concurrency,
-            "benchmark_name": plan.benchmark.name,
-            "benchmark_source": plan.benchmark.source,
-            "allow_data_outside": plan.benchmark.data_outside,
-            "selected": plan.selected,
-            "catalogue": catalogue_json(plan.benchmark),
-            "worker": this_worker(),
-        }  # fmt: skip
-        if self.sweep_id is not None:
-            settings["sweep"] = self.sweep_id
-        if self.shared:
-            settings["claims"] = True
-        if self._joining:
-            self.runs.join_run(self.run_id)
-        elif self.prepared.previous is None:
-            self.run_id = self.runs.start_run(
-                RunRow(
-                    id=self.run_id,
-                    config_hash=plan.config.hash,
-                    benchmark=plan.benchmark.id,
-                    model=plan.config.model,
-                    judge=plan.config.judge,
-                    status="running",
-                    reason=None,
-                    created_at=self._created,
-                    updated_at=self._created,
-                    items=plan.selected,
-                    settings=settings,
-                )
-            )
-        else:
-            shared: dict[str, Any] = {"claims": True, "joined": []} if self.shared else {}
-            self.runs.claim_run(
-                self.run_id, limits=settings["limits"], concurrency=self.concurrency,
-                worker=settings["worker"],
-                benchmark_source=settings["benchmark_source"],  # the data may have moved
-                **shared,
-            )  # fmt: skip
-        self._claimed = True
-        self.progress.run_id = self.run_id
-        # the run's limits live in the ledger, so every process spending for it is held to them
-        limits = plan.limits
-        roles: dict[str, Decimal] = {
-            r: usd for r in BENCH_ROLES if (usd := limits.for_role(r)) is not None
-        }
-        self.ledger.set_limits(self.run_id, limits.total, roles)
-
-    def _finish(self, wall_s: float) -> RunOutcome:
-        if self.shared and not self.runs.leave_run(self.run_id):
-            return self._still_shared(wall_s)  # other workers go on: the last one ends the run
-        counts = self.runs.counts(self.run_id)  # one grouped count, not every key
-        scored = counts.get("scored", 0)
-        errors = sum(counts.values()) - scored
-        unasked = self.plan.selected - scored - errors
-        if self._stop_status is not None:
-            status, reason = self._stop_status
-        elif unasked > 0:  # --retry-failed retried the errors; these were never asked
-            status = "interrupted"
-            reason = f"{unasked} item(s) not asked yet: run without --retry-failed to answer them"
-        elif errors:
-            status, reason = "completed_with_errors", f"{errors} item(s) hit errors"
-        else:
-            status, reason = "completed", None
-        spent = dict(self._spent)
-        if self.shared:  # every worker's answers, and what the dead ones held is settled now
-            self.ledger.reap_dead()
-            spent = {**spent, **self.runs.spent(self.run_id)}
-        stored = self.runs.run(self.run_id)
-        before = float(stored.settings.get("wall_s", 0.0)) if stored is not None else 0.0
-        self.runs.set_status(
-            self.run_id, status, reason, spent=_money_json(spent), wall_s=round(before + wall_s, 3)
-        )  # the wall time of every session that ended (one killed outright is not counted)
-        self._write_record()
-        return RunOutcome(
-            run_id=self.run_id,
-            status=status,
-            reason=reason,
-            scored=scored,
-            errors=errors,
-            spent=sum(spent.values(), Decimal(0)),
-            spent_by_role=spent,
-            session_scored=self.progress.scored,
-            session_failed=self.progress.failed,
-            wall_s=wall_s,
-            resumed=self.prepared.previous is not None,
-        )
-
-    def _still_shared(self, wall_s: float) -> RunOutcome:
-        """This worker's session of a shared run, ended while other workers go on."""
-        counts = self.runs.counts(self.run_id)
-        scored = counts.get("scored", 0)
-        spent = dict(self._spent)
-        return RunOutcome(
-            run_id=self.run_id,
-            status="running",
-            reason="this worker is done; the run goes on in its other workers",
-            scored=scored,
-            errors=sum(counts.values()) - scored,
-            spent=sum(spent.values(), Decimal(0)),
-            spent_by_role=spent,
-            session_scored=self.progress.scored,
-            session_failed=self.progress.failed,
-            wall_s=wall_s,
-            resumed=self.prepared.previous is not None,
-        )
-
-    def _write_record(self) -> None:
-        """Store the run's record (scores with intervals, coverage, spend by role, prices), so
-        nothing later recomputes every answer's bootstrap to show it. A record that cannot be
-        built is logged, never a failed run: the answers are what counts."""
-        try:
-            prices = self.executor.prices()
-            report = session_report(self.store, self.run_id, self.plan.benchmark)
-            record = build_record(report, self.plan, prices=prices)
-            self.runs.set_record(self.run_id, dump_record(record))
-        except Exception:
-            log.exception("could not write the record of run %s", self.run_id)
-
-    # -- one item ----------------------------------------------------------------------------
-
-    async def _process(self, item: Item) -> None:
-        task = self._tasks[item.task]
-        if is_dialogue(task):
-            await self._teach(task, item)
-            return
-        stored = self.prepared.regrade.get(item.key)
-        if stored is not None:
-            answer = Answer(
-                text=stored["answer"], stop_reason=stored["stop_reason"] or "end",
-                attempts=stored["attempts"], input_tokens=stored["input_tokens"],
-                output_tokens=stored["output_tokens"],
-                reasoning_tokens=stored["reasoning_tokens"], latency_ms=stored["latency_ms"] or 0,
-            )  # fmt: skip
-        else:
-            answer = await self._answer(task, item)
-        if answer.error is not None:
-            self._queue(
-                self._failure(item, error_type(answer.error), str(answer.error), answer=answer)
-            )
-            return
-        if task.needs_judge:
-            await self._judge(task, item, answer)
-            return
-        self._queue(self._auto_scored(task, item, answer))
-
-    def _auto_scored(self, task: Task, item: Item, answer: Answer) -> AnswerRow:
-        """The row of an answer checked by its task's rule (a scoring error is a failure)."""
-        try:
-            score = score_answer(task, item, answer.text)
-        except SweepbenchError as exc:
-            return self._failure(item, "scoring_error", str(exc), answer=answer)
-        return self._scored(item, answer, score, judge=None)
-
-    async def _answer(self, task: Task, item: Item) -> Answer:
-        """Ask the model under test (with retries), then once more where spec §10.3 says so:
-        a choice answer without a letter, or a math answer cut by the length limit."""
-        config = self.plan.config
-        messages = ((Message("system", item.system),) if item.system else ()) + (
-            Message("user", item.prompt),
-        )
-        settings = self._answer_settings
-        if item.sample:
-            settings = replace(settings, sample=item.sample)
-        request = Request(config.model, messages, settings)
-        result, attempts = await self._call("target", request, item.key)
-        answer = from_result(result, attempts, self._scrub)
-        if answer.error is not None:
-            return answer
-        check = format_checker(task, item)
-        if check is not None and not check(result.text):
-            answer.format_valid = False
-        second = second_try(task, item, messages, result, config.max_tokens, check)
-        if second is None:
-            return answer
-        if settings.effort or settings.temperature is not None or settings.sample:
-            # the follow-up is asked with the setting's own knobs, as the first try was
-            knobs = replace(
-                second.settings, effort=settings.effort, temperature=settings.temperature,
-                sample=settings.sample,
-            )  # fmt: skip
-            second = replace(second, settings=knobs)
-        try:
-            retried, more = await self._call("target", second, item.key)
-        except _Stop as stop:  # a limit or Stop between the tries: the paid answer stands
-            self._halt(stop.status, stop.reason)
-            return answer
-        except asyncio.CancelledError:  # stopped during the second try: keep the first
-            self._queue(self._auto_scored(task, item, answer))
-            raise
-        again = from_result(retried, attempts + more, self._scrub)
-        if again.error is None and (check is None or check(again.text)):
-            return again.after(answer)
-        answer.attempts = again.attempts  # the first answer stands; both tries are counted
-        return answer.after(again)
-
-    async def _judge(self, task: Task, item: Item, answer: Answer) -> None:
-        """Grade with the judge model; an unparseable verdict is retried once, then kept as a
-        failure with the raw text (never a silent 0)."""
-        config = self.plan.config
-        assert config.judge is not None and task.judge is not None
-        decision = config.decision_judge
-        messages = judge_messages(task, item, answer.text, decision=decision)
-        schema = verdict_schema(task, decision)
-        request = Request(
-            config.judge,
-            messages,
-            GenerateSettings(max_tokens=self._judge_max_tokens(), temperature=0.0,
-                             response_format=schema),
-        )  # fmt: skip
-        raw = ""
-        for _ in range(2):
-            try:
-                result, _attempts = await self._call("judge", request, item.key)
-            except _Stop as stop:
-                self._queue(self._failure(item, "judge_not_run", stop.reason, answer=answer))
-                raise
-            except asyncio.CancelledError:  # stopped while grading: keep the paid-for answer
-                reason = "stopped before the judge answered"
-                self._queue(self._failure(item, "judge_not_run", reason, answer=answer))
-                raise
-            if result.error is not None:
-                self._queue(self._failure(item, "judge_error", str(result.error), answer=answer))
-                return
-            raw = result.text
-            verdict = parse_verdict(raw, task.judge, decision=decision)
-            if verdict is not None:
-                self._queue(self._scored(item, answer, verdict, judge=config.judge))
-                return
-        self._queue(
-            self._failure(
-                item, "judge_unparseable", "the judge's reply was not a usable verdict",
-                answer=answer, raw_judge=raw,
-            )
-        )  # fmt: skip
-
-    async def _teach(self, task: Task, item: Item) -> None:
-        """A teaching item: its dialogue played on from the turns already stored (each new turn
-        is stored with its call's row, in the group commit), then evaluated (``bench.dialogue``).
-        A stop mid-dialogue stores no answer: a resume continues the dialogue."""
-        try:
-            scenario = scenario_for(task)
-        except DataError as exc:
-            self._queue(self._failure(item, "data_error", str(exc)))
-            return
-        config = self.plan.config
-        judge = config.judge or config.model
-        models: dict[DialogueRole, str] = {
-            "teacher": config.model, "student": config.models.get("student", judge),
-            "evaluator": judge,
-        }  # fmt: skip
-        student_limit = self.executor.model(models["student"]).info.max_output_tokens
-        budgets: dict[DialogueRole, int] = {
-            "teacher": config.max_tokens,
-            "student": min(config.max_tokens, student_limit or config.max_tokens),
-            "evaluator": self._judge_max_tokens(),
-        }
-
-        def on_turn(index: int, turn: Turn) -> None:
-            self._pending_turns.append(StoredTurn(item.key, index, turn))
-            self._wake.set()
-
-        turns = read_turns(self.store, self.run_id, item.key)
-        taught = await teach(
-            scenario, item, models=models, budgets=budgets, call=self._call, turns=turns,
-            on_turn=on_turn, retry_delay_s=self._dialogue_retry_delay_s,
-            temperature=config.temperature,
-        )  # fmt: skip
-        self._queue(self._taught_row(item, scenario, taught, judge))
-
-    def _taught_row(self, item: Item, scenario: Scenario, taught: Taught, judge: str) -> AnswerRow:
-        """The answer row of a taught item: the transcript, the evaluation's mean and items."""
-        tally = taught.tally
-        answer = Answer(
-            text=self._scrub(taught.text(scenario)), stop_reason=taught.dialogue.ended or "end",
-            attempts=max(tally.attempts, 1), input_tokens=tally.input_tokens,
-            output_tokens=tally.output_tokens, reasoning_tokens=tally.reasoning_tokens,
-            latency_ms=tally.latency_ms,
-        )  # fmt: skip
-        meta = taught.metadata(scenario, item)
-        evaluation = taught.evaluation
-        if evaluation is None:
-            return self._failure(
-                item, taught.error_type or "judge_error", taught.error or "no evaluation",
-                answer=answer, raw_judge=taught.raw_evaluation,
-            )  # fmt: skip
-        if evaluation.score is None:  # ELBench's "unknown": counted, never a pass
-            reason = f"{scenario.id}: unknown (the evaluation held no readable score)"
-            value = 0.0
-        else:
-            reason = f"{scenario.id}: mean {evaluation.score:.2f} (pass at {scenario.threshold:g})"
-            value = evaluation.score
-        if evaluation.vetoed:
-            reason += "; vetoed for role confusion"
-        score = Score(value, evaluation.result, evaluation.passed, reason, meta)
-        row = self._scored(item, answer, score, judge=judge)
-        row.raw_judge = self._scrub(evaluation.raw)
-        return row
-
-    def _judge_max_tokens(self) -> int:
-        judge = self.executor.model(self.plan.config.judge or "")
-        limit = judge.info.max_output_tokens
-        return min(JUDGE_MAX_TOKENS, limit) if limit else JUDGE_MAX_TOKENS
-
     # -- calls and money ---------------------------------------------------------------------
 
     async def _call(
         self, role: Role, request: Request, key: str, retry: RetryPolicy | None = None
     ) -> tuple[Result, int]:
         """One call through the engine (its retries included); returns the last result and the
-        attempts made. Raises _Stop when the run must stop: a ceiling or limit refused the
+        attempts made. Raises StopRun when the run must stop: a ceiling or limit refused the
         call's hold (the refusal names it), or the key is out of credit or refused."""
         if self._stopping:
-            raise _Stop(*(self._stop_status or ("interrupted", "stopped")))
+            raise StopRun(*(self._stop_status or ("interrupted", "stopped")))
         spec = CallSpec(request, role, run_id=self.run_id, key=key, retry=retry)
         try:
             outcome = await self.executor.execute(spec)
         except SpendRefused as refused:
-            raise _Stop("paused_budget", str(refused)) from None
+            raise StopRun("paused_budget", str(refused)) from None
         self._account(role, request.model, outcome, key)
         if outcome.halt is not None:
-            raise _Stop("interrupted", outcome.halt)
+            raise StopRun("interrupted", outcome.halt)
         if outcome.stopped_at_limit:  # the item is asked again when the run continues
-            raise _Stop(
+            raise StopRun(
                 "paused_budget",
                 f"the {label(role)}'s answer was stopped at the limit: what is left held only "
                 "part of its worst case, and the answer went past it (it is asked again when "
@@ -732,59 +364,6 @@ class BenchRunner:
                 SpendLine(key, role, model, outcome.input_tokens, outcome.output_tokens,
                           outcome.reasoning_tokens, usd, kind)
             )  # fmt: skip
-
-    # -- records -----------------------------------------------------------------------------
-
-    def _scrub(self, text: str) -> str:
-        return self.executor.scrub(text)
-
-    def _scored(self, item: Item, answer: Answer, score: Score, *, judge: str | None) -> AnswerRow:
-        meta = dict(score.metadata)
-        if not answer.format_valid or not score.format_valid:
-            meta["format_valid"] = False
-        return AnswerRow(
-            key=item.key, task=item.task, dimension=item.dimension, status="scored",
-            answer=answer.text, stop_reason=answer.stop_reason, score=float(score.score),
-            passed=bool(score.passed), result=score.result, reason=self._scrub(score.reason),
-            judge=judge, score_metadata=meta or None, attempts=answer.attempts,
-            input_tokens=answer.input_tokens, output_tokens=answer.output_tokens,
-            reasoning_tokens=answer.reasoning_tokens, latency_ms=answer.latency_ms,
-            retries=self._retries.pop(item.key, None),
-        )  # fmt: skip
-
-    def _failure(
-        self,
-        item: Item,
-        error_type: str,
-        message: str,
-        *,
-        answer: Answer | None = None,
-        raw_judge: str | None = None,
-    ) -> AnswerRow:
-        return AnswerRow(
-            key=item.key, task=item.task, dimension=item.dimension, status="failed",
-            answer=None if answer is None or answer.error else answer.text,
-            stop_reason=None if answer is None else answer.stop_reason,
-            error_type=error_type, error=self._scrub(message),
-            raw_judge=None if raw_judge is None else self._scrub(raw_judge),
-            judge=self.plan.config.judge if error_type in JUDGE_ERRORS else None,
-            attempts=1 if answer is None else answer.attempts,
-            input_tokens=0 if answer is None else answer.input_tokens,
-            output_tokens=0 if answer is None else answer.output_tokens,
-            reasoning_tokens=0 if answer is None else answer.reasoning_tokens,
-            latency_ms=None if answer is None else answer.latency_ms,
-            retries=self._retries.pop(item.key, None),
-        )  # fmt: skip
-
-    def _queue(self, row: AnswerRow) -> None:
-        self._pending_answers.append(row)
-        if row.status == "scored":
-            self.progress.scored += 1
-        else:
-            self.progress.failed += 1
-        self._wake.set()
-        if self.on_progress is not None:
-            self.on_progress(self.progress)
 
     # -- group commit ------------------------------------------------------------------------
 
@@ -839,7 +418,3 @@ class BenchRunner:
                 self._claims.finish(conn, (a.key for a in answers))
 
         self.runs.write(self.run_id, answers, spend, also=calls_and_money)
-
-
-def _money_json(spent: dict[str, Decimal]) -> dict[str, str]:
-    return {role: str(usd) for role, usd in spent.items()}

@@ -38,7 +38,8 @@ from typing import Any
 
 from sweepbench.bench.request import BenchRequest
 from sweepbench.bench.resume import PreparedRun
-from sweepbench.bench.run import BenchRunner, RunOutcome
+from sweepbench.bench.run import BenchRunner
+from sweepbench.bench.run_progress import RunOutcome
 from sweepbench.bench.storage import STOP_VIA_PAGE, BenchStore, run_is_live
 from sweepbench.engine.supervisor import Supervisor
 from sweepbench.errors import UserError

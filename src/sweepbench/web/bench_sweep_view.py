@@ -17,7 +17,7 @@ import dash_mantine_components as dmc
 from dash import dcc, html
 
 from sweepbench.bench.results import format_money
-from sweepbench.bench.run import Progress
+from sweepbench.bench.run_progress import Progress
 from sweepbench.bench.sweeps.result import (
     SETTINGS_COLUMNS,
     STATUS_WORDS,

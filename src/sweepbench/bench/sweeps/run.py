@@ -16,8 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sweepbench.bench.run import BenchRunner, RunOutcome
-from sweepbench.bench.run import Progress as RunProgress
+from sweepbench.bench.run import BenchRunner
+from sweepbench.bench.run_progress import Progress as RunProgress
+from sweepbench.bench.run_progress import RunOutcome
 from sweepbench.bench.storage import STOP_VIA_CLI, BenchStore, RunRow
 from sweepbench.bench.sweeps.plan import BenchSweepPlan
 from sweepbench.bench.sweeps.store import SweepRow, SweepSettingRow, SweepStore
