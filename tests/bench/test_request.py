@@ -324,3 +324,48 @@ def test_nothing_left_to_run_is_ready_without_asking(monkeypatch: pytest.MonkeyP
     done = PreparedRun(replace(prepared.plan, items=()), None)
     decision = start_check(done, req)
     assert decision.ready and decision.nothing_left
+
+
+def _finished_run(store: Store, req: BenchRequest) -> Any:
+    import asyncio
+
+    from sweepbench.bench.run import BenchRunner
+    from sweepbench.bench.storage import BenchStore
+
+    prepared = prepare(req, store)
+    outcome = asyncio.run(BenchRunner.for_request(prepared, store, req).run())
+    run = BenchStore(store).run(outcome.run_id)
+    assert run is not None
+    return run
+
+
+def test_a_run_keeps_its_request_and_gives_it_back(tmp_path: Path) -> None:
+    """A stored run is asked again with the very settings it was made from, the ones its
+    settings hash does not hold (limits, concurrency, rate limits) included."""
+    from sweepbench.bench.request import request_from_run
+
+    store = Store.open(f"sqlite:///{tmp_path / 'b.db'}")
+    req = BenchRequest(
+        benchmark="sample", models={"target": "scripted/guess"}, preset="auto-checked",
+        temperature=0.5, repeats=2, limit="3", role_limits={"target": "2"}, concurrency=4,
+        rpm=600, tasks="arithmetic,multiple_choice", confirmed=True,
+    )  # fmt: skip
+    run = _finished_run(store, req)
+    again = request_from_run(run.settings, run.benchmark)
+    assert again == req.model_copy(update={"confirmed": False})
+    assert prepare(again, store).previous.id == run.id  # type: ignore[union-attr]
+
+
+def test_a_run_stored_before_requests_is_rebuilt_with_its_settings_hash(tmp_path: Path) -> None:
+    from sweepbench.bench.request import request_from_run
+
+    store = Store.open(f"sqlite:///{tmp_path / 'b.db'}")
+    req = BenchRequest(
+        benchmark="sample", models={"target": "scripted/guess", "judge": "scripted/guess"},
+        preset="quick", effort="high", limit="3", concurrency=3, edu_scoring="rule",
+    )  # fmt: skip
+    run = _finished_run(store, req)
+    legacy = {k: v for k, v in run.settings.items() if k != "request"}
+    rebuilt = request_from_run(legacy, run.benchmark)
+    assert prepare(rebuilt, store).plan.config.hash == run.config_hash
+    assert (rebuilt.limit, rebuilt.concurrency, rebuilt.edu_scoring) == (Decimal(3), 3, "rule")

@@ -18,8 +18,10 @@ from sweepbench.bench.record import dump_record
 from sweepbench.bench.record_build import build_record
 from sweepbench.bench.report import catalogue_json, session_report
 from sweepbench.bench.resume import PreparedRun
+from sweepbench.bench.run_liveness import this_worker
 from sweepbench.bench.run_progress import Progress, RunOutcome
-from sweepbench.bench.storage import BenchStore, RunRow, this_worker
+from sweepbench.bench.storage import BenchStore
+from sweepbench.bench.storage_rows import RunRow
 from sweepbench.engine import Executor
 from sweepbench.money.ledger import Ledger
 from sweepbench.roles import BENCH_ROLES
@@ -65,6 +67,9 @@ class SessionRecording:
             "catalogue": catalogue_json(plan.benchmark),
             "worker": this_worker(),
         }  # fmt: skip
+        request = self.prepared.request
+        if request is not None:  # asked again from here: bench.request.request_from_run
+            settings["request"] = request.stored()
         if self.sweep_id is not None:
             settings["sweep"] = self.sweep_id
         if self.shared:
@@ -89,6 +94,8 @@ class SessionRecording:
             )
         else:
             shared: dict[str, Any] = {"claims": True, "joined": []} if self.shared else {}
+            if "request" in settings:  # this session's (a limit may have been raised)
+                shared["request"] = settings["request"]
             self.runs.claim_run(
                 self.run_id, limits=settings["limits"], concurrency=self.concurrency,
                 worker=settings["worker"],
