@@ -28,7 +28,8 @@ GOLDEN = Path(__file__).resolve().parents[1] / "tests/bench/golden/run_record_v1
 
 def fill(store: Any, runs: int) -> None:
     from sweepbench.bench.record import dump_record, load_record
-    from sweepbench.bench.storage import BenchStore, RunRow
+    from sweepbench.bench.storage import BenchStore
+    from sweepbench.bench.storage_rows import RunRow
 
     golden: dict[str, Any] = json.loads(GOLDEN.read_text("utf-8"))
     bench = BenchStore(store)

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from sweepbench.bench.storage import STOP_REQUEST, BenchStore, RunRow, stop_reason
+from sweepbench.bench.storage import STOP_REQUEST, BenchStore, stop_reason
+from sweepbench.bench.storage_rows import RunRow
 from sweepbench.bench.sweeps.store import SweepRow, SweepSettingRow, SweepStore
 from sweepbench.engine.supervisor import Supervisor
 from sweepbench.store import Store

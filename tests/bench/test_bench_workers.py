@@ -101,7 +101,7 @@ def test_joining_from_another_machine_is_refused_with_a_sqlite_store(
 ) -> None:
     from datetime import UTC, datetime
 
-    from sweepbench.bench.storage import RunRow
+    from sweepbench.bench.storage_rows import RunRow
     from sweepbench.errors import UserError
 
     now = datetime.now(UTC)

@@ -15,7 +15,7 @@ from sweepbench.bench.catalog import load_benchmark
 from sweepbench.bench.items import Benchmark
 from sweepbench.bench.sources import registry
 from sweepbench.bench.sources.registry import BenchmarkSource, find, names, register, source
-from sweepbench.bench.storage import RunRow
+from sweepbench.bench.storage_rows import RunRow
 from sweepbench.errors import UserError
 from tests.helpers import run_cli
 

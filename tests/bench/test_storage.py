@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sweepbench.bench.storage import AnswerRow, BenchStore, RunRow, SpendLine
+from sweepbench.bench.storage import BenchStore
+from sweepbench.bench.storage_rows import AnswerRow, RunRow, SpendLine
 from sweepbench.store import Store
 from tests.backends import BACKENDS, backend_url
 

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from sweepbench.bench.record import RunRecord, dump_record, load_record
-from sweepbench.bench.storage import AnswerRow, BenchStore, RunRow
+from sweepbench.bench.storage import BenchStore
+from sweepbench.bench.storage_rows import AnswerRow, RunRow
 from sweepbench.leaderboard.catalogue import elbench_catalogue
 from sweepbench.leaderboard.published import PAPER_JUDGE, load_published
 from sweepbench.store import Store

@@ -168,7 +168,7 @@ def _report(benchmark_id: str, task_ids: tuple[str, ...]) -> Any:
     from sweepbench.bench.items import Area, Benchmark, Item, Task
     from sweepbench.bench.report import RunReport
     from sweepbench.bench.results import ScoredAnswer, summarise
-    from sweepbench.bench.storage import RunRow
+    from sweepbench.bench.storage_rows import RunRow
 
     def task(task_id: str) -> Task:
         runtime = task_id != "mmlu_pro"

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from sweepbench.bench.record import dump_record, load_record
-from sweepbench.bench.storage import BenchStore, RunRow
+from sweepbench.bench.storage import BenchStore
+from sweepbench.bench.storage_rows import RunRow
 from sweepbench.leaderboard.published import (
     TASK_FIGURES_MARK,
     TEACHING_MARK,

@@ -27,8 +27,10 @@ from sweepbench.bench.results import (
     summarise,
     summary_csv,
 )
+from sweepbench.bench.run_liveness import run_is_live
 from sweepbench.bench.sources.registry import reload_run
-from sweepbench.bench.storage import BenchStore, RunRow, run_is_live
+from sweepbench.bench.storage import BenchStore
+from sweepbench.bench.storage_rows import RunRow
 from sweepbench.errors import SweepbenchError, UserError
 from sweepbench.settings import scrub, secret_values
 from sweepbench.store import Store

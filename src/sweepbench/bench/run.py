@@ -49,16 +49,11 @@ from sweepbench.bench.plan import run_id_for
 from sweepbench.bench.resume import PreparedRun
 from sweepbench.bench.run_config import Limits
 from sweepbench.bench.run_items import ItemAnswering, StopRun
+from sweepbench.bench.run_liveness import release_run, run_is_live
 from sweepbench.bench.run_progress import Progress, RunOutcome
 from sweepbench.bench.run_session import SessionRecording
-from sweepbench.bench.storage import (
-    AnswerRow,
-    BenchStore,
-    SpendLine,
-    release_run,
-    run_is_live,
-    stop_reason,
-)
+from sweepbench.bench.storage import BenchStore, stop_reason
+from sweepbench.bench.storage_rows import AnswerRow, SpendLine
 from sweepbench.engine import BatchedRecorder, CallOutcome, CallSpec, Executor, LeaseHolds
 from sweepbench.engine.limits import CallLimits
 from sweepbench.engine.ratelimit import RateLimits

@@ -28,7 +28,7 @@ from sweepbench.bench.run_progress import Progress
 from sweepbench.bench.scoring import format_checker, score_answer
 from sweepbench.bench.scoring.base import Score
 from sweepbench.bench.scoring.judge import JUDGE_MAX_TOKENS, judge_messages, parse_verdict
-from sweepbench.bench.storage import AnswerRow
+from sweepbench.bench.storage_rows import AnswerRow
 from sweepbench.engine import Executor
 from sweepbench.engine.retry import RetryPolicy, error_type
 from sweepbench.errors import DataError, SweepbenchError

@@ -7,31 +7,43 @@ and its grade keeps the answer's cost line without the answer; the resumed run a
 that second call is counted too — it was paid for. (A Stop keeps the answer instead, as a
 ``judge_not_run`` failure that a resume re-grades.) A retried item's row is
 replaced (its key is the primary key within a run), so an item is never stored twice.
+
+The rows, as values, and a batch's writes are :mod:`.storage_rows`; whether a run is being run
+and by whom, :mod:`.run_liveness`.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import socket
-import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-import pydantic_core
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
+from sweepbench.bench.run_liveness import (
+    ACTIVE_RUNS,
+    ACTIVE_RUNS_LOCK,
+    run_is_live,
+    run_workers,
+    this_worker,
+    worker_alive,
+)
+from sweepbench.bench.storage_rows import (
+    AnswerRow,
+    RunRow,
+    SpendLine,
+    json_text,
+    write_portable,
+    write_sqlite,
+)
 from sweepbench.errors import UserError
-from sweepbench.money.ceilings import micro_to_usd, usd_to_micro
+from sweepbench.money.ceilings import micro_to_usd
 from sweepbench.store import Store
 from sweepbench.store.engine import writer
 from sweepbench.store.schema import bench_answers, bench_reports, bench_runs, bench_spend
-from sweepbench.store.workers import REUSED_PID_AFTER_S, pid_alive
 
 RUN_STATES = ("running", "completed", "completed_with_errors", "paused_budget", "interrupted")
 
@@ -61,97 +73,6 @@ def _stamp_text(moment: Any) -> str:
     return moment.isoformat() if isinstance(moment, datetime) else str(moment)
 
 
-def _json(value: Any) -> str:
-    return pydantic_core.to_json(value).decode("utf-8")
-
-
-@dataclass
-class AnswerRow:
-    """One item's outcome: scored (``status="scored"``) or failed (``status="failed"``)."""
-
-    key: str
-    task: str
-    dimension: str
-    status: str
-    answer: str | None = None
-    stop_reason: str | None = None
-    score: float | None = None
-    passed: bool | None = None
-    result: str | None = None
-    reason: str | None = None
-    judge: str | None = None
-    score_metadata: dict[str, Any] | None = None
-    error_type: str | None = None
-    error: str | None = None
-    raw_judge: str | None = None
-    attempts: int = 1
-    input_tokens: int = 0
-    output_tokens: int = 0
-    reasoning_tokens: int = 0
-    latency_ms: int | None = None
-    retries: list[dict[str, Any]] | None = None
-    """Every retry of the item's calls: attempt, role, wait, error type and message."""
-
-    def row(self, run_id: str, stamp: Any) -> tuple[Any, ...]:
-        """The row as a tuple in the table's column order (the SQLite fast path)."""
-        meta = None if self.score_metadata is None else _json(self.score_metadata)
-        return (
-            run_id, self.key, self.task, self.dimension, self.status, self.answer,
-            self.stop_reason, self.score, self.passed, self.result, self.reason, self.judge,
-            meta, self.error_type, self.error, self.raw_judge, self.attempts, self.input_tokens,
-            self.output_tokens, self.reasoning_tokens, self.latency_ms,
-            None if not self.retries else _json(self.retries), stamp,
-        )  # fmt: skip
-
-    def values(self, run_id: str, now: datetime) -> dict[str, Any]:
-        """The row as stored, by column name."""
-        return dict(zip(_ANSWER_COLUMNS, self.row(run_id, now), strict=True))
-
-
-@dataclass(frozen=True)
-class SpendLine:
-    """One model call's cost, by role (``target`` or ``judge``)."""
-
-    key: str
-    role: str
-    model: str
-    input_tokens: int
-    output_tokens: int
-    reasoning_tokens: int
-    usd: Decimal | None
-    source: str
-    """``reported`` (the provider's own figure), ``computed`` (tokens × price) or ``unpriced``."""
-
-    def values(self, run_id: str, at: Any) -> dict[str, Any]:
-        """The row as stored, in the table's column order (money in micro-dollars)."""
-        micro = None if self.usd is None else usd_to_micro(self.usd, up=True)
-        return {
-            "run_id": run_id, "key": self.key, "role": self.role, "model": self.model,
-            "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-            "reasoning_tokens": self.reasoning_tokens, "micro_usd": micro,
-            "source": self.source, "at": at,
-        }  # fmt: skip
-
-
-@dataclass
-class RunRow:
-    """A stored run."""
-
-    id: str
-    config_hash: str
-    benchmark: str
-    model: str
-    judge: str | None
-    status: str
-    reason: str | None
-    created_at: datetime
-    updated_at: datetime
-    items: int
-    settings: dict[str, Any] = field(default_factory=dict)
-    record: str | None = None
-    """The run's stored record (``bench.record.RunRecord`` as JSON), once a session ended."""
-
-
 def _run_row(row: Any) -> RunRow:
     data = dict(row._mapping)
     data["settings"] = json.loads(data["settings"])
@@ -174,7 +95,7 @@ class BenchStore:
         """Insert a new run row."""
         with self._writer.begin() as conn:
             conn.execute(
-                bench_runs.insert().values({**run.__dict__, "settings": _json(run.settings)})
+                bench_runs.insert().values({**run.__dict__, "settings": json_text(run.settings)})
             )
 
     def start_run(self, run: RunRow) -> str:
@@ -196,15 +117,15 @@ class BenchStore:
             while conn.scalar(sa.select(bench_runs.c.id).where(bench_runs.c.id == run_id)):
                 n += 1
                 run_id = f"{run.id}-{n}"
-            with _ACTIVE_LOCK:
-                if run.config_hash in _ACTIVE.values():
+            with ACTIVE_RUNS_LOCK:
+                if run.config_hash in ACTIVE_RUNS.values():
                     raise UserError(
                         "a run with these settings is being run by another session of this "
                         "process; wait for it or stop it"
                     )
-                values = {**run.__dict__, "id": run_id, "settings": _json(run.settings)}
+                values = {**run.__dict__, "id": run_id, "settings": json_text(run.settings)}
                 conn.execute(bench_runs.insert().values(values))
-                _ACTIVE[run_id] = run.config_hash
+                ACTIVE_RUNS[run_id] = run.config_hash
         return run_id
 
     def claim_run(self, run_id: str, **settings: Any) -> None:
@@ -222,10 +143,12 @@ class BenchStore:
             conn.execute(
                 bench_runs.update()
                 .where(bench_runs.c.id == run_id)
-                .values(status="running", reason=None, updated_at=_now(), settings=_json(merged))
+                .values(
+                    status="running", reason=None, updated_at=_now(), settings=json_text(merged)
+                )
             )
-            with _ACTIVE_LOCK:
-                _ACTIVE[run_id] = current.config_hash
+            with ACTIVE_RUNS_LOCK:
+                ACTIVE_RUNS[run_id] = current.config_hash
 
     def join_run(self, run_id: str) -> None:
         """Join a run shared between workers through item claims (started with
@@ -249,10 +172,10 @@ class BenchStore:
             conn.execute(
                 bench_runs.update()
                 .where(bench_runs.c.id == run_id)
-                .values(status="running", updated_at=_now(), settings=_json(merged))
+                .values(status="running", updated_at=_now(), settings=json_text(merged))
             )
-            with _ACTIVE_LOCK:
-                _ACTIVE[run_id] = current.config_hash
+            with ACTIVE_RUNS_LOCK:
+                ACTIVE_RUNS[run_id] = current.config_hash
 
     def leave_run(self, run_id: str) -> bool:
         """This process's part of a shared run is done: it is taken off the run's workers.
@@ -263,10 +186,10 @@ class BenchStore:
             current = _locked_run(conn, run_id)
             if current is None:
                 return True
-            with _ACTIVE_LOCK:  # this process is leaving: it no longer keeps the run alive
-                _ACTIVE.pop(run_id, None)
+            with ACTIVE_RUNS_LOCK:  # this process is leaving: it no longer keeps the run alive
+                ACTIVE_RUNS.pop(run_id, None)
             others = [w for w in run_workers(current) if w and w != me]
-            alive = [w for w in others if _worker_alive(current, w, None)]
+            alive = [w for w in others if worker_alive(current, w, None)]
             settings = dict(current.settings)
             if alive:
                 settings["worker"] = alive[0]
@@ -276,12 +199,12 @@ class BenchStore:
             conn.execute(
                 bench_runs.update()
                 .where(bench_runs.c.id == run_id)
-                .values(settings=_json(settings))
+                .values(settings=json_text(settings))
             )
             if alive:  # still running elsewhere: keep it claimed for the ones going on
                 return False
-            with _ACTIVE_LOCK:
-                _ACTIVE[run_id] = current.config_hash  # released by the caller's release_run
+            with ACTIVE_RUNS_LOCK:
+                ACTIVE_RUNS[run_id] = current.config_hash  # released by the caller's release_run
         return True
 
     def set_record(self, run_id: str, record: str) -> None:
@@ -303,7 +226,7 @@ class BenchStore:
                     sa.select(bench_runs.c.settings).where(bench_runs.c.id == run_id)
                 )
                 merged = {**json.loads(stored or "{}"), **settings}
-                values["settings"] = _json(merged)
+                values["settings"] = json_text(merged)
             conn.execute(bench_runs.update().where(bench_runs.c.id == run_id).values(values))
 
     def exists(self, run_id: str) -> bool:
@@ -376,7 +299,7 @@ class BenchStore:
             conn.execute(  # not updated_at: that is the runner's own heartbeat
                 bench_runs.update()
                 .where(bench_runs.c.id == current.id)
-                .values(settings=_json(settings))
+                .values(settings=json_text(settings))
             )
         return current, True
 
@@ -453,9 +376,9 @@ class BenchStore:
         now = _now()
         with self._writer.begin() as conn:
             if conn.dialect.name == "sqlite" and self.fast_sqlite:
-                _write_sqlite(conn, run_id, now, answers, spend)
+                write_sqlite(conn, run_id, now, answers, spend)
             else:
-                _write_portable(conn, run_id, now, answers, spend)
+                write_portable(conn, run_id, now, answers, spend)
             if also is not None:
                 also(conn)
             conn.execute(
@@ -556,87 +479,12 @@ class BenchStore:
                 yield data
 
 
-_ANSWER_COLUMNS = [c.name for c in bench_answers.columns]
-assert _ANSWER_COLUMNS[:2] == ["run_id", "key"] and _ANSWER_COLUMNS[-1] == "updated_at"
-_SPEND_COLUMNS = [c.name for c in bench_spend.columns if c.name != "id"]
-_UPSERT_SQLITE = (
-    f"INSERT INTO bench_answers ({', '.join(_ANSWER_COLUMNS)}) "
-    f"VALUES ({', '.join('?' for _ in _ANSWER_COLUMNS)}) "
-    "ON CONFLICT (run_id, key) DO UPDATE SET "
-    + ", ".join(f"{c} = excluded.{c}" for c in _ANSWER_COLUMNS if c not in ("run_id", "key"))
-)
-_SPEND_SQLITE = (
-    f"INSERT INTO bench_spend ({', '.join(_SPEND_COLUMNS)}) "
-    f"VALUES ({', '.join('?' for _ in _SPEND_COLUMNS)})"
-)
-
-
-def _write_sqlite(
-    conn: Connection,
-    run_id: str,
-    now: datetime,
-    answers: Sequence[AnswerRow],
-    spend: Sequence[SpendLine],
-) -> None:
-    """The fast path: the driver's own ``executemany`` over tuples, inside the transaction
-    SQLAlchemy opened (thousands of rows a second matter when a scripted or local model
-    answers instantly). Writes exactly the rows of the portable path."""
-    stamp = now.isoformat(timespec="microseconds")  # UtcDateTime's SQLite form
-    cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-    try:
-        if answers:
-            cursor.executemany(_UPSERT_SQLITE, [a.row(run_id, stamp) for a in answers])
-        if spend:
-            cursor.executemany(
-                _SPEND_SQLITE, [tuple(s.values(run_id, stamp).values()) for s in spend]
-            )
-    finally:
-        cursor.close()
-
-
-def _write_portable(
-    conn: Connection,
-    run_id: str,
-    now: datetime,
-    answers: Sequence[AnswerRow],
-    spend: Sequence[SpendLine],
-) -> None:
-    """SQLAlchemy Core: PostgreSQL (and SQLite, where tests compare it with the fast path)."""
-    if answers:
-        rows = [a.values(run_id, now) for a in answers]
-        dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
-        insert = dialect.insert(bench_answers)
-        update = {c: insert.excluded[c] for c in rows[0] if c not in ("run_id", "key")}
-        conn.execute(
-            insert.on_conflict_do_update(index_elements=["run_id", "key"], set_=update), rows
-        )
-    if spend:
-        conn.execute(bench_spend.insert(), [s.values(run_id, now) for s in spend])
-
-
-STALE_AFTER_S = 60.0
-"""A run marked running whose row was not touched for this long has no live worker (the
-runner touches it every 15 s)."""
-
-
-_ACTIVE: dict[str, str] = {}
-"""Runs a session of this process is running now (run id → settings hash): a second session
-in the same process (the Python API) must not continue them either."""
-_ACTIVE_LOCK = threading.Lock()
-
-
-def release_run(run_id: str) -> None:
-    """This process's session of ``run_id`` has ended (see :meth:`BenchStore.claim_run`)."""
-    with _ACTIVE_LOCK:
-        _ACTIVE.pop(run_id, None)
-
-
 def _same_machine_on_sqlite(conn: Connection, run: RunRow, me: Mapping[str, Any]) -> None:
     """A SQLite store cannot be shared by machines (its locks hold only on one): joining a
     live run whose workers are on another host is refused, saying what to use instead."""
     if conn.dialect.name != "sqlite":
         return
-    live = [w for w in run_workers(run) if w and _worker_alive(run, w, None)]
+    live = [w for w in run_workers(run) if w and worker_alive(run, w, None)]
     hosts = {str(w.get("host")) for w in live} - {str(me["host"])}
     if hosts:
         raise UserError(
@@ -644,42 +492,6 @@ def _same_machine_on_sqlite(conn: Connection, run: RunRow, me: Mapping[str, Any]
             "file, which machines cannot share: use one PostgreSQL store for every machine "
             "(SWEEPBENCH_DB=postgresql+psycopg://…, see docs/scale.md)"
         )
-
-
-def this_worker() -> dict[str, Any]:
-    """Who is running a run: this host and process."""
-    return {"host": socket.gethostname(), "pid": os.getpid()}
-
-
-def run_is_live(run: RunRow, now: datetime | None = None) -> bool:
-    """True when a run marked ``running`` still has a live worker in another process: on this
-    host, its process exists; elsewhere, its row was touched in the last minute. A run shared
-    between workers (``--workers``) is live while any of them is."""
-    if run.status != "running":
-        return False
-    return any(_worker_alive(run, w, now) for w in run_workers(run))
-
-
-def run_workers(run: RunRow) -> list[dict[str, Any]]:
-    """Every worker recorded for a run: the one that started or claimed it, and those that
-    joined it (a run shared through item claims)."""
-    main = run.settings.get("worker") or {}
-    joined = [w for w in run.settings.get("joined") or [] if isinstance(w, dict)]
-    return [main, *(w for w in joined if w != main)]
-
-
-def _worker_alive(run: RunRow, worker: Mapping[str, Any], now: datetime | None) -> bool:
-    pid = worker.get("pid")
-    if worker.get("host") == socket.gethostname() and isinstance(pid, int):
-        if pid == os.getpid():  # this process: live only while one of its sessions runs it
-            with _ACTIVE_LOCK:
-                return run.id in _ACTIVE
-        age = ((now or _now()) - run.updated_at).total_seconds()
-        if age > REUSED_PID_AFTER_S:  # silent this long: the pid now belongs to another program
-            return False
-        return pid_alive(pid)
-    age = ((now or _now()) - run.updated_at).total_seconds()
-    return age < STALE_AFTER_S
 
 
 _PG_RUNS_LOCK = 0x5357_5255  # "SWRU": serialises run claims on PostgreSQL

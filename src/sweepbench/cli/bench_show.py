@@ -15,7 +15,7 @@ from sweepbench.cli.bench_options import JsonOpt, out
 from sweepbench.errors import UserError
 
 if TYPE_CHECKING:
-    from sweepbench.bench.storage import RunRow
+    from sweepbench.bench.storage_rows import RunRow
     from sweepbench.store import Store
 
 text_only = Console(markup=False)
@@ -107,7 +107,7 @@ def runs_command(
 
 
 def _status_words(row: RunRow) -> str:
-    from sweepbench.bench.storage import run_is_live
+    from sweepbench.bench.run_liveness import run_is_live
 
     if row.status == "running" and not run_is_live(row):
         return "stopped unexpectedly"

@@ -20,7 +20,8 @@ from sweepbench.cli.bench_options import err, out
 from sweepbench.cli.bench_show import STATUS_WORDS
 
 if TYPE_CHECKING:
-    from sweepbench.bench.storage import BenchStore, RunRow
+    from sweepbench.bench.storage import BenchStore
+    from sweepbench.bench.storage_rows import RunRow
 
 POLL_S = 0.2
 
@@ -34,7 +35,7 @@ TimeoutOpt = Annotated[
 
 
 def _words(run: RunRow) -> str:
-    from sweepbench.bench.storage import run_is_live
+    from sweepbench.bench.run_liveness import run_is_live
 
     if run.status == "running" and not run_is_live(run):
         return "stopped unexpectedly"
@@ -48,7 +49,7 @@ def _asked(run: RunRow) -> str:
 
 def _wait(runs: BenchStore, run_ids: Sequence[str], timeout: float) -> list[RunRow] | None:
     """The runs once none of them is live any more (None: still live after ``timeout``)."""
-    from sweepbench.bench.storage import run_is_live
+    from sweepbench.bench.run_liveness import run_is_live
 
     deadline = time.monotonic() + timeout
     while True:

@@ -27,7 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from sqlalchemy.exc import IntegrityError
 
 from sweepbench.bench.record import RunRecord, ScoreRecord, UtcTime, config_hash, dump_record
-from sweepbench.bench.storage import AnswerRow, BenchStore, RunRow
+from sweepbench.bench.storage import BenchStore
+from sweepbench.bench.storage_rows import AnswerRow, RunRow
 from sweepbench.errors import UserError
 from sweepbench.leaderboard.bundle_checks import content_fingerprint, trust_problem
 from sweepbench.nesting import TooDeep, bounded_json_loads

@@ -39,8 +39,9 @@ from typing import Any
 from sweepbench.bench.request import BenchRequest
 from sweepbench.bench.resume import PreparedRun
 from sweepbench.bench.run import BenchRunner
+from sweepbench.bench.run_liveness import run_is_live
 from sweepbench.bench.run_progress import RunOutcome
-from sweepbench.bench.storage import STOP_VIA_PAGE, BenchStore, run_is_live
+from sweepbench.bench.storage import STOP_VIA_PAGE, BenchStore
 from sweepbench.engine.supervisor import Supervisor
 from sweepbench.errors import UserError
 from sweepbench.settings import run_keys, scrub

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 from sweepbench.bench.items import base_key
 from sweepbench.bench.report import load_report
 from sweepbench.bench.results import format_money, format_score
-from sweepbench.bench.storage import BenchStore, RunRow
+from sweepbench.bench.storage import BenchStore
+from sweepbench.bench.storage_rows import RunRow
 from sweepbench.bench.sweeps.compare import (
     Comparison,
     ItemSamples,

@@ -19,7 +19,8 @@ from datetime import UTC, datetime
 from sweepbench.bench.run import BenchRunner
 from sweepbench.bench.run_progress import Progress as RunProgress
 from sweepbench.bench.run_progress import RunOutcome
-from sweepbench.bench.storage import STOP_VIA_CLI, BenchStore, RunRow
+from sweepbench.bench.storage import STOP_VIA_CLI, BenchStore
+from sweepbench.bench.storage_rows import RunRow
 from sweepbench.bench.sweeps.plan import BenchSweepPlan
 from sweepbench.bench.sweeps.store import SweepRow, SweepSettingRow, SweepStore
 from sweepbench.engine.limits import CallLimits

@@ -11,7 +11,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from sweepbench.bench.storage import BenchStore, RunRow
+from sweepbench.bench.storage import BenchStore
+from sweepbench.bench.storage_rows import RunRow
 from sweepbench.store import Store
 from sweepbench.store.engine import writer
 from sweepbench.store.schema import bench_sweeps
