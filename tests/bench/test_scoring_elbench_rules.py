@@ -11,7 +11,8 @@ from sweepbench.bench.items import Item, Task
 from sweepbench.bench.scoring import format_checker, score_answer
 from sweepbench.bench.scoring.choice import extract_choice, score_choice_multi
 from sweepbench.bench.scoring.ifeval.text_utils import word_tokens
-from sweepbench.bench.scoring.mathanswer import extract_math_answer, score_aime, score_math
+from sweepbench.bench.scoring.math_extract import extract_math_answer
+from sweepbench.bench.scoring.mathanswer import score_aime, score_math
 from sweepbench.bench.scoring.option_set import letter_set, score_option_set
 from sweepbench.bench.scoring.versions import (
     CORRECTED,

@@ -8,10 +8,9 @@ from typing import Any
 
 import pytest
 
-from sweepbench.bench.scoring import elbench_math, mathanswer
+from sweepbench.bench.scoring import elbench_math, math_symbolic
+from sweepbench.bench.scoring.math_extract import aime_reference, extract_math_answer
 from sweepbench.bench.scoring.mathanswer import (
-    aime_reference,
-    extract_math_answer,
     math_equal,
     normalise_math_answer,
     score_aime,
@@ -203,7 +202,7 @@ asserted."""
 
 
 def test_scoring_works_from_a_worker_thread(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(mathanswer, "SYMBOLIC_TIMEOUT_S", 2)
+    monkeypatch.setattr(math_symbolic, "SYMBOLIC_TIMEOUT_S", 2)
     results: dict[str, Any] = {}
 
     def work() -> None:
@@ -221,11 +220,11 @@ def test_scoring_works_from_a_worker_thread(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_hung_child_is_killed_and_replaced() -> None:
-    checker = mathanswer._CheckerProcess()
+    checker = math_symbolic._CheckerProcess()
     try:
         # timeout 0 disables the child's own alarm, so only the parent's deadline stops it
-        assert checker.check(mathanswer.VERIFY, "9^{9^{9^{9}}}", "5", 0) is None
-        assert checker.check(mathanswer.VERIFY, "\\frac{1}{2}", "0.5", 2) is True
+        assert checker.check(math_symbolic.VERIFY, "9^{9^{9^{9}}}", "5", 0) is None
+        assert checker.check(math_symbolic.VERIFY, "\\frac{1}{2}", "0.5", 2) is True
         assert checker.check("qwen", "\\frac{1}{2}", "0.5", 2) is True
         assert checker.check("prm", "204", "204", 2) is True
         assert checker.check("prm", "204", "205", 2) is False
@@ -234,7 +233,7 @@ def test_hung_child_is_killed_and_replaced() -> None:
 
 
 def test_elbench_checks_from_a_worker_thread_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(mathanswer, "SYMBOLIC_TIMEOUT_S", 2)
+    monkeypatch.setattr(math_symbolic, "SYMBOLIC_TIMEOUT_S", 2)
     results: dict[str, object] = {}
 
     def work() -> None:
@@ -255,13 +254,13 @@ def test_elbench_checks_from_a_worker_thread_are_bounded(monkeypatch: pytest.Mon
 def test_pathological_answer_is_bounded_in_the_main_thread(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(mathanswer, "SYMBOLIC_TIMEOUT_S", 1)
+    monkeypatch.setattr(math_symbolic, "SYMBOLIC_TIMEOUT_S", 1)
     assert not score_math("\\boxed{9^{9^{9^{9}}}}", "5").passed  # cut off, never computed
 
 
 def test_overlong_answers_skip_the_symbolic_check() -> None:
     long_answer = "+".join(["x"] * 300)
-    assert not mathanswer.symbolic_equal(long_answer, long_answer + "+0")
+    assert not math_symbolic.symbolic_equal(long_answer, long_answer + "+0")
 
 
 @pytest.mark.parametrize(

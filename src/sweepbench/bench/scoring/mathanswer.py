@@ -3,164 +3,31 @@
 The final answer is extracted (Minerva phrase, last ``\\boxed{}``, an "answer is" phrase, or the
 last number), normalised in the Qwen-Math style, and compared with the reference: string
 equality, then numbers, then element-wise for tuples and matrices, then symbolic equivalence
-with ``math_verify``.
+with ``math_verify``. Extraction is :mod:`.math_extract`; the symbolic check, bounded in time
+in any thread, :mod:`.math_symbolic`.
 
 That is the ``corrected`` scoring version (:mod:`.versions`). Under ``replicated``, answers are
 read by ELBench's own rules instead, which :mod:`.elbench_math` restates step by step (Qwen2.5-Math
 for MATH-500, PRM800K's grader for AIME), misreadings included.
-
-``math_verify`` bounds its work with ``signal.alarm``, which only works in the main thread. In
-the main thread it is used as it is; from any other thread the symbolic check runs in a small
-child process that is killed and restarted when a check overruns, so scoring can neither hang
-nor crash a worker thread.
 """
 
 from __future__ import annotations
 
-import atexit
-import json
 import math
-import os
-import queue
 import re
-import subprocess
-import sys
-import threading
 from collections.abc import Callable
 
 from sweepbench.bench.items import Item, Task
 from sweepbench.bench.scoring import elbench_math
 from sweepbench.bench.scoring.base import Score
+from sweepbench.bench.scoring.math_extract import (
+    aime_reference,
+    balanced_group,
+    extract_math_answer,
+)
+from sweepbench.bench.scoring.math_symbolic import elbench_symbolic, symbolic_equal
 from sweepbench.bench.scoring.registry import scorer
 from sweepbench.bench.scoring.versions import active_rules
-
-SYMBOLIC_TIMEOUT_S = 5
-"""Seconds one math_verify parse or comparison may take."""
-MAX_SYMBOLIC_CHARS = 400
-"""Longer answers are not handed to the symbolic check (they are compared as strings only)."""
-_CHILD_START_TIMEOUT_S = 120.0
-_REPLY_TAG = "@@sweepbench-math:"
-
-# --- extraction -----------------------------------------------------------------------------
-
-_MINERVA = re.compile(r"final answer is \$(.+?)\$\.?\s*I hope", re.IGNORECASE | re.DOTALL)
-_BOX_START = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])")
-_ANSWER_MARKER = re.compile(r"he answer is|final answer is|答案是|answer\s*:", re.IGNORECASE)
-_THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
-_PLAIN_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:/\d+)?|-?\.\d+")
-_WRAPPERS = (("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"), ("**", "**"))
-
-
-def _balanced_group(text: str, open_at: int) -> str | None:
-    """The content of the brace group opening at ``text[open_at]``, or None if unclosed."""
-    depth = 0
-    for index in range(open_at, len(text)):
-        char = text[index]
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return text[open_at + 1 : index]
-    return None
-
-
-def _boxed_content(text: str, after: int) -> str | None:
-    """What follows a ``\\boxed`` ending at ``after``: a balanced ``{…}`` group, or the token
-    of ``\\boxed 5``; None when neither is there."""
-    rest = text[after:]
-    stripped = rest.lstrip(" ")
-    if stripped.startswith("{"):
-        return _balanced_group(text, after + len(rest) - len(stripped))
-    if rest.startswith(" ") and stripped:
-        return re.split(r"[\s$]", stripped, maxsplit=1)[0]
-    return None
-
-
-def last_boxed(text: str) -> str | None:
-    """The content of the last well-formed ``\\boxed{…}`` (or ``\\fbox{…}``) in ``text``."""
-    for match in reversed(list(_BOX_START.finditer(text))):
-        content = _boxed_content(text, match.end())
-        if content is not None:
-            return content
-    return None
-
-
-_EMPHASIS = re.compile(r"\*\*(.+?)\*\*|^\s*[*_]([^*_].*?)[*_](?=\s*[.。!]?\s*$)")
-"""Markdown bold anywhere in the line, or italics around the whole line (a ``*`` inside an
-expression such as ``2*3`` is multiplication and stays)."""
-
-
-def _after_marker(text: str) -> str | None:
-    """The first non-empty line after the last "answer is"/"答案是"/"ANSWER:" phrase (any
-    case)."""
-    markers = list(_ANSWER_MARKER.finditer(text))
-    if not markers:
-        return None
-    rest = text[markers[-1].end() :].lstrip(" :：\t")
-    first = rest.split("\n", 1)[0]
-    if first.startswith("**") and first.count("**") % 2 == 1:  # "**Answer:** 42": its close
-        rest = rest[2:].lstrip(" :：\t")
-    for line in rest.splitlines():
-        if line.strip():
-            return _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), line)  # "**42**." → "42."
-    return None
-
-
-def _last_number(text: str) -> str | None:
-    """The last plain number in ``text`` (thousands commas removed)."""
-    numbers = _PLAIN_NUMBER.findall(_THOUSANDS_COMMA.sub("", text))
-    return numbers[-1] if numbers else None
-
-
-def _clean_extracted(answer: str) -> str:
-    """An extracted answer without surrounding ``$``, ``\\(…\\)``, ``**`` or a final full stop."""
-    stops = (".", "/", "。")
-    answer = answer.strip()
-    changed = True
-    while changed and answer:
-        changed = False
-        for start, end in _WRAPPERS:
-            wrapped = answer.startswith(start) and answer.endswith(end)
-            if wrapped and len(answer) > len(start) + len(end):
-                answer = answer[len(start) : -len(end)].strip()
-                changed = True
-        if answer.endswith(stops) and not answer.endswith("\\."):
-            answer = answer[:-1].rstrip()
-            changed = True
-    return answer
-
-
-def extract_math_answer(text: str) -> str | None:
-    """The final answer of a solution: a Minerva "final answer is $…$. I hope"; else the last
-    brace-balanced ``\\boxed{…}``; else the text after "he answer is", "final answer is",
-    "答案是" or "ANSWER:"; else the last number. None when there is nothing. Under ELBench's
-    rules, :func:`.elbench_math.extract_answer`."""
-    if not text or not text.strip():
-        return None
-    if active_rules().elbench_math:
-        return elbench_math.extract_answer(text) or None
-    minerva = list(_MINERVA.finditer(text))
-    if minerva:
-        found: str | None = minerva[-1].group(1)
-    else:
-        found = last_boxed(text)
-        if found is None:
-            found = _after_marker(text)
-            boxed = last_boxed(found) if found else None
-            found = boxed if boxed is not None else found
-        if found is None:
-            found = _last_number(text)
-    cleaned = _clean_extracted(found) if found is not None else ""
-    return cleaned or None
-
-
-def aime_reference(target: str) -> str:
-    """An AIME reference: the content of its ``\\boxed{}`` if present, else the stripped
-    target (no last-number fallback)."""
-    boxed = last_boxed(target)
-    return (boxed if boxed is not None else target).strip()
-
 
 # --- normalisation --------------------------------------------------------------------------
 
@@ -228,7 +95,7 @@ def _number_words(text: str) -> str:
 
 def _unwrap_braces(text: str) -> str:
     """``{x}`` → ``x`` while the whole string is one balanced brace group."""
-    while text.startswith("{") and _balanced_group(text, 0) == text[1:-1]:
+    while text.startswith("{") and balanced_group(text, 0) == text[1:-1]:
         text = text[1:-1]
     return text
 
@@ -389,204 +256,6 @@ def _structure_equal(prediction: str, reference: str, equal: Equal) -> bool | No
     if len(ref_list) > 1 and not ref_tuple and not pred_tuple:
         return _unordered_equal(pred_list, ref_list, equal)
     return None
-
-
-# --- symbolic check (math_verify), bounded in time ------------------------------------------
-
-
-def _verify_here(
-    reference: str, prediction: str, timeout: int | None, numeric: bool = False
-) -> bool:
-    """math_verify in this process; ``timeout`` None disables its signal-based alarm. With
-    ``numeric``, two constant expressions that math_verify calls different are still equal
-    when their values agree to a relative 1e-4 (Qwen-Math's final numeric evaluation:
-    ``0.866`` for ``\\frac{\\sqrt{3}}{2}``)."""
-    from math_verify import parse, verify
-    from math_verify.errors import TimeoutException
-    from math_verify.utils import timeout as time_limit
-
-    gold = parse(f"${reference}$", parsing_timeout=timeout)
-    answer = parse(f"${prediction}$", parsing_timeout=timeout)
-    if not gold or not answer:
-        return False
-    if verify(gold, answer, timeout_seconds=timeout):
-        return True
-    if not numeric:
-        return False
-    try:
-        return bool(time_limit(timeout)(_numerically_close)(gold[0], answer[0]))
-    except TimeoutException:  # not an Exception subclass: catch it by name
-        return False
-
-
-NUMERIC_REL_TOL = 1e-4
-MAX_NUMERIC_OPS = 40
-"""Larger expressions are not evaluated numerically (an exponent tower can take forever)."""
-
-
-def _numerically_close(gold: object, answer: object) -> bool:
-    """Both are constant real expressions whose values agree to :data:`NUMERIC_REL_TOL`."""
-    import sympy
-
-    if not (isinstance(gold, sympy.Expr) and isinstance(answer, sympy.Expr)):
-        return False
-    if gold.free_symbols or answer.free_symbols:
-        return False
-    if sympy.count_ops(gold) > MAX_NUMERIC_OPS or sympy.count_ops(answer) > MAX_NUMERIC_OPS:
-        return False
-    try:
-        a, b = complex(sympy.N(gold, 15)), complex(sympy.N(answer, 15))
-    except (TypeError, ValueError, ArithmeticError):
-        return False
-    if abs(a.imag) > 1e-12 or abs(b.imag) > 1e-12:
-        return False
-    return math.isclose(a.real, b.real, rel_tol=NUMERIC_REL_TOL, abs_tol=1e-12)
-
-
-VERIFY = "verify"
-"""The kind of check that is math_verify's; the others are :data:`.elbench_math.SYMBOLIC_CHECKS`."""
-
-
-def _check_here(kind: str, first: str, second: str, timeout: int | None, numeric: bool) -> bool:
-    """One symbolic check in this process: math_verify (:func:`_verify_here`, ``first`` the
-    reference) or one of ELBench's (:data:`.elbench_math.SYMBOLIC_CHECKS`), bounded by a
-    signal-based alarm of ``timeout`` seconds (None: unbounded)."""
-    if kind == VERIFY:
-        return _verify_here(first, second, timeout, numeric)
-    from math_verify.errors import TimeoutException
-    from math_verify.utils import timeout as time_limit
-
-    check = elbench_math.SYMBOLIC_CHECKS[kind]
-    try:
-        bounded = check if timeout is None else time_limit(timeout)(check)
-        return bool(bounded(first, second))
-    except TimeoutException:  # not an Exception subclass: catch it by name
-        return False
-
-
-def _serve_checks() -> None:
-    """Child-process loop: read ``[kind, first, second, timeout, numeric]`` JSON lines from
-    stdin, answer each with a tagged 1/0 line on stdout (the signal-based alarms work here:
-    this is the child's main thread)."""
-    import math_verify  # noqa: F401  (import once, before saying ready)
-
-    print(f"{_REPLY_TAG}ready", flush=True)
-    for line in sys.stdin:
-        kind, first, second, timeout, numeric = json.loads(line)
-        try:
-            ok = _check_here(str(kind), first, second, int(timeout), bool(numeric))
-        except Exception:
-            ok = False
-        print(f"{_REPLY_TAG}{1 if ok else 0}", flush=True)
-
-
-_CHILD_CODE = "from sweepbench.bench.scoring.mathanswer import _serve_checks as serve; serve()"
-
-
-class _CheckerProcess:
-    """One child Python that runs symbolic checks for non-main threads; restarted after it
-    overruns or dies. Checks are serialised by a lock."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._process: subprocess.Popen[str] | None = None
-        self._replies: queue.Queue[str] = queue.Queue()
-
-    def check(
-        self, kind: str, first: str, second: str, timeout: int, numeric: bool = False
-    ) -> bool | None:
-        """The verdict, or None when the child could not give one in time (it is killed)."""
-        with self._lock:
-            process = self._running()
-            if process is None or process.stdin is None:
-                return None
-            try:
-                message = json.dumps([kind, first, second, timeout, numeric])
-                process.stdin.write(message + "\n")
-                process.stdin.flush()
-                reply = self._replies.get(timeout=3 * timeout + 1)
-            except (OSError, ValueError, queue.Empty):
-                self.stop()
-                return None
-            return reply == "1"
-
-    def _running(self) -> subprocess.Popen[str] | None:
-        """The live child, started (and awaited until ready) when needed; None if it cannot
-        be started."""
-        if self._process is not None and self._process.poll() is None:
-            return self._process
-        self.stop()
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-        try:
-            process = subprocess.Popen(
-                [sys.executable, "-c", _CHILD_CODE],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                text=True,
-                env=env,
-            )
-        except OSError:
-            return None
-        self._process, self._replies = process, queue.Queue()
-        threading.Thread(target=_pump, args=(process, self._replies), daemon=True).start()
-        try:
-            ready = self._replies.get(timeout=_CHILD_START_TIMEOUT_S) == "ready"
-        except queue.Empty:
-            ready = False
-        if not ready:
-            self.stop()
-            return None
-        return process
-
-    def stop(self) -> None:
-        """Kill the child, if any."""
-        process, self._process = self._process, None
-        if process is not None and process.poll() is None:
-            process.kill()
-            process.wait()
-
-
-def _pump(process: subprocess.Popen[str], replies: queue.Queue[str]) -> None:
-    """Forward the child's tagged stdout lines to ``replies`` until it exits."""
-    assert process.stdout is not None
-    for line in process.stdout:
-        if line.startswith(_REPLY_TAG):
-            replies.put(line[len(_REPLY_TAG) :].strip())
-
-
-_CHECKER = _CheckerProcess()
-atexit.register(_CHECKER.stop)
-
-
-def bounded_check(kind: str, first: str, second: str, *, numeric: bool = False) -> bool:
-    """One symbolic check (:func:`_check_here`) bounded by :data:`SYMBOLIC_TIMEOUT_S` in any
-    thread: here in the main thread, else in the checker child. A check that times out, fails
-    or is too long counts as not equal."""
-    if max(len(first), len(second)) > MAX_SYMBOLIC_CHARS:
-        return False
-    if threading.current_thread() is threading.main_thread():
-        try:
-            return _check_here(kind, first, second, SYMBOLIC_TIMEOUT_S, numeric)
-        except ValueError:  # signals unavailable even here (e.g. a sub-interpreter)
-            pass
-        except Exception:
-            return False
-    return bool(_CHECKER.check(kind, first, second, SYMBOLIC_TIMEOUT_S, numeric))
-
-
-def symbolic_equal(reference: str, prediction: str, *, numeric: bool = False) -> bool:
-    """math_verify equivalence of two LaTeX answers (``numeric``: or values equal to a
-    relative 1e-4), by :func:`bounded_check`."""
-    if not reference or not prediction:
-        return False
-    return bounded_check(VERIFY, reference, prediction, numeric=numeric)
-
-
-def elbench_symbolic(kind: str, first: str, second: str) -> bool:
-    """One of ELBench's symbolic checks (``qwen``: Qwen2.5-Math's, ``prm``: PRM800K's), by
-    :func:`bounded_check`."""
-    return bounded_check(kind, first, second)
 
 
 # --- MATH-500 -------------------------------------------------------------------------------

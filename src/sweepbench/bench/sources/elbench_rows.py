@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sweepbench.bench.items import Item, LoadProblem
-from sweepbench.bench.scoring.mathanswer import aime_reference
+from sweepbench.bench.scoring.math_extract import aime_reference
 from sweepbench.bench.sources import elbench_prompts as prompts
 from sweepbench.bench.sources.elbench_registry import FieldMapping, FileEntry, TaskSpec
 from sweepbench.bench.sources.records import Record, iter_records
