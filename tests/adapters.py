@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sweepbench import Request, Result, TextDelta, collect, resolve
+from sweepbench import Request, Result, TextDelta
+from sweepbench.models import collect, resolve  # a bare adapter: these tests are of adapters
 from tests.servers import FakeServer
 
 

@@ -88,12 +88,20 @@ def test_every_public_name_resolves() -> None:
 
 
 def test_public_names_come_from_their_modules() -> None:
-    from sweepbench import collect, sweep
-    from sweepbench.models import collect as models_collect
+    from sweepbench import generate, sweep
+    from sweepbench.generation import generate as engine_generate
     from sweepbench.sweeps import sweep as sweeps_sweep
 
     assert sweep is sweeps_sweep
-    assert collect is models_collect
+    assert generate is engine_generate
+
+
+def test_unrecorded_adapter_calls_are_not_public_names() -> None:
+    """Only calls through the engine (ledger, limits, a ``calls`` row) are in the root
+    namespace: reaching an adapter directly is ``sweepbench.models.resolve``."""
+    assert not {"resolve", "collect"} & {*sweepbench.__all__, *dir(sweepbench)}
+    with pytest.raises(AttributeError):
+        _ = sweepbench.resolve  # type: ignore[attr-defined]
 
 
 def test_unknown_attribute_is_an_attribute_error() -> None:

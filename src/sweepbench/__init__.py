@@ -1,7 +1,11 @@
 """sweepbench: what do you give up by turning the knob down?
 
-The public Python API. Models are named ``provider/model``; a call is a :class:`Request`;
-:func:`resolve` gives the adapter, whose ``stream()`` yields typed events.
+The public Python API. Models are named ``provider/model``; :func:`generate` asks one prompt
+through the engine (priced and held in the ledger first, recorded as a ``calls`` row, scrubbed
+of keys, settled), as ``sweepbench generate`` does; :func:`sweep`, :func:`estimate` and
+:func:`bench_sweep` run settings side by side. Every call they make goes through the engine's
+:class:`Executor`. (``sweepbench.models.resolve`` and ``sweepbench.models.collect`` reach an
+adapter directly: unrecorded, no ledger, no limits; they are not part of this namespace.)
 
 Importing the package is cheap: each public name is imported from its module the first time
 it is used (PEP 562), so ``import sweepbench.errors`` does not load the store, the SDKs or
@@ -29,6 +33,7 @@ if TYPE_CHECKING:
         SweepbenchError,
         UserError,
     )
+    from sweepbench.generation import agenerate, generate
     from sweepbench.models import (
         Finish,
         GenerateSettings,
@@ -39,8 +44,6 @@ if TYPE_CHECKING:
         TextDelta,
         Usage,
         UsageEvent,
-        collect,
-        resolve,
     )
     from sweepbench.sweeps import asweep, sweep
     from sweepbench.sweeps.pricing import SweepEstimate
@@ -70,6 +73,8 @@ _EXPORTS: dict[str, str] = {
     "ProviderError": "sweepbench.errors",
     "SweepbenchError": "sweepbench.errors",
     "UserError": "sweepbench.errors",
+    "agenerate": "sweepbench.generation",
+    "generate": "sweepbench.generation",
     "Finish": "sweepbench.models",
     "GenerateSettings": "sweepbench.models",
     "Message": "sweepbench.models",
@@ -79,8 +84,6 @@ _EXPORTS: dict[str, str] = {
     "TextDelta": "sweepbench.models",
     "Usage": "sweepbench.models",
     "UsageEvent": "sweepbench.models",
-    "collect": "sweepbench.models",
-    "resolve": "sweepbench.models",
     "asweep": "sweepbench.sweeps",
     "estimate": "sweepbench.sweeps",
     "sweep": "sweepbench.sweeps",
@@ -107,11 +110,11 @@ __all__ = [
     "UsageEvent",
     "UserError",
     "abench_sweep",
+    "agenerate",
     "asweep",
     "bench_sweep",
-    "collect",
     "estimate",
-    "resolve",
+    "generate",
     "sweep",
 ]
 

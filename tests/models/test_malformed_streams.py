@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from sweepbench import ErrorKind, Finish, Request, TextDelta, resolve
+from sweepbench import ErrorKind, Finish, Request, TextDelta
+from sweepbench.models import resolve
 from sweepbench.models.base import Event
 from tests.helpers import cli
 from tests.servers import AnthropicServer, OpenAIServer, OpenRouterServer

@@ -6,7 +6,8 @@ import asyncio
 
 import pytest
 
-from sweepbench import ErrorKind, Request, TextDelta, UserError, collect, resolve
+from sweepbench import ErrorKind, Request, TextDelta, UserError
+from sweepbench.models import collect, resolve
 from sweepbench.models.scripted import ScriptedModel
 
 

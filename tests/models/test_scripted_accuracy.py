@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sweepbench import Request, UserError, collect, resolve
+from sweepbench import Request, UserError
+from sweepbench.models import collect, resolve
 from sweepbench.models.scripted import accurate_guess, wrong_answer
 
 LETTERS = "ABCD"

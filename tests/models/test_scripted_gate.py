@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sweepbench import Request, TextDelta, UserError, collect, resolve
-from sweepbench.models import scripted
+from sweepbench import Request, TextDelta, UserError
+from sweepbench.models import collect, resolve, scripted
 from sweepbench.models.scripted import gate_path
 
 

@@ -212,37 +212,27 @@ def generate(
 
     from sweepbench.cli.generate import scrubbed_printer
     from sweepbench.cli.validate import check_prompt, read_budget
-    from sweepbench.engine import Call, CallSpec, Executor, RetryPolicy
-    from sweepbench.engine.executor import INTERACTIVE_TIMEOUT_S
     from sweepbench.engine.signals import stop_on_signals
-    from sweepbench.models import Request, TextDelta
+    from sweepbench.generation import Generation, generation_request
+    from sweepbench.models import TextDelta
     from sweepbench.money.prices import format_usd
     from sweepbench.settings import scrub, secret_values
     from sweepbench.store import Store
 
     check_prompt(prompt)
-    budget: int | None = None
-    if max_tokens is not None:
-        from sweepbench.axes.cells import clamp_budget
-        from sweepbench.models.registry import model_info
-
-        budget, note = clamp_budget(read_budget(max_tokens), model_info(model))
-        if note and not as_json:
-            err.print(f"[yellow]note:[/yellow] {escape(note)}")
-    request = Request.simple(
+    request, note = generation_request(
         model,
         prompt,
         system=system,
-        max_tokens=budget,
+        max_tokens=None if max_tokens is None else read_budget(max_tokens),
         effort=effort,
         temperature=temperature,
     )
+    if note and not as_json:
+        err.print(f"[yellow]note:[/yellow] {escape(note)}")
     with Store.open() as store:
-        executor = Executor(
-            store, retry=RetryPolicy(after_output=False), timeout_s=INTERACTIVE_TIMEOUT_S
-        )
-        executor.model(model)  # an unknown model fails here, before anything else
-        call = Call(executor, CallSpec(request, "generate"))
+        generation = Generation(store, request)  # an unknown model fails here, before traffic
+        call = generation.call
 
         def write(text: str) -> None:
             sys.stdout.write(text)
@@ -256,11 +246,10 @@ def generate(
 
         async def main() -> None:
             try:
-                with stop_on_signals(call.cancel):  # Ctrl-C or SIGTERM
-                    await call.run(show)
+                with stop_on_signals(generation.cancel):  # Ctrl-C or SIGTERM
+                    await generation.run(show)
             finally:
                 printer.close()  # what was held back in case a key was split across deltas
-                await executor.aclose()
 
         asyncio.run(main())
     result = call.result
