@@ -1,6 +1,5 @@
 """Symbolic equivalence of two answers, bounded in time: math_verify's (the ``corrected``
-scoring of MATH-500 and AIME) or one of ELBench's own checks
-(:data:`.elbench_math.SYMBOLIC_CHECKS`).
+scoring of MATH-500 and AIME) or one of ELBench's own checks (:data:`SYMBOLIC_CHECKS`).
 
 ``math_verify`` bounds its work with ``signal.alarm``, which only works in the main thread. In
 the main thread it is used as it is; from any other thread the symbolic check runs in a small
@@ -18,8 +17,10 @@ import queue
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 
-from sweepbench.bench.scoring import elbench_math
+from sweepbench.bench.scoring.elbench_math import qwen_symbolic
+from sweepbench.bench.scoring.elbench_prm import prm_symbolic
 
 SYMBOLIC_TIMEOUT_S = 5
 """Seconds one math_verify parse or comparison may take."""
@@ -79,19 +80,25 @@ def _numerically_close(gold: object, answer: object) -> bool:
 
 
 VERIFY = "verify"
-"""The kind of check that is math_verify's; the others are :data:`.elbench_math.SYMBOLIC_CHECKS`."""
+"""The kind of check that is math_verify's; the others are :data:`SYMBOLIC_CHECKS`."""
+
+SYMBOLIC_CHECKS: dict[str, Callable[[str, str], bool]] = {
+    "qwen": qwen_symbolic,
+    "prm": prm_symbolic,
+}
+"""The named symbolic checks a time-bounded caller may run."""
 
 
 def _check_here(kind: str, first: str, second: str, timeout: int | None, numeric: bool) -> bool:
     """One symbolic check in this process: math_verify (:func:`_verify_here`, ``first`` the
-    reference) or one of ELBench's (:data:`.elbench_math.SYMBOLIC_CHECKS`), bounded by a
+    reference) or one of ELBench's (:data:`SYMBOLIC_CHECKS`), bounded by a
     signal-based alarm of ``timeout`` seconds (None: unbounded)."""
     if kind == VERIFY:
         return _verify_here(first, second, timeout, numeric)
     from math_verify.errors import TimeoutException
     from math_verify.utils import timeout as time_limit
 
-    check = elbench_math.SYMBOLIC_CHECKS[kind]
+    check = SYMBOLIC_CHECKS[kind]
     try:
         bounded = check if timeout is None else time_limit(timeout)(check)
         return bool(bounded(first, second))

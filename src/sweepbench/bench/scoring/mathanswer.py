@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 
 from sweepbench.bench.items import Item, Task
-from sweepbench.bench.scoring import elbench_math
+from sweepbench.bench.scoring import elbench_math, elbench_prm
 from sweepbench.bench.scoring.base import Score
 from sweepbench.bench.scoring.math_extract import (
     aime_reference,
@@ -354,8 +354,8 @@ def aime_equal(prediction: str, reference: str) -> bool:
 
 
 def _replicated_aime_equal(prediction: str, reference: str) -> bool:
-    """ELBench's AIME equality (PRM800K's grader, :func:`.elbench_math.prm_equal`)."""
-    return elbench_math.prm_equal(prediction, reference, elbench_symbolic)
+    """ELBench's AIME equality (PRM800K's grader, :func:`.elbench_prm.prm_equal`)."""
+    return elbench_prm.prm_equal(prediction, reference, elbench_symbolic)
 
 
 def _replicated_aime_reference(target: str) -> str:
