@@ -17,6 +17,7 @@ from sweepbench.bench.items import Scope
 from sweepbench.bench.results import format_money
 from sweepbench.bench.run_config import Limits, Selection
 from sweepbench.bench.scoring.versions import DEFAULT_SCORING_VERSION, ScoringVersion
+from sweepbench.bench.sources.registry import find
 from sweepbench.errors import UserError
 from sweepbench.money.ceilings import parse_usd_amount
 from sweepbench.roles import BENCH_ROLES, Role, label, parse_role
@@ -271,11 +272,12 @@ def request_from_run(settings: Mapping[str, Any], benchmark: str) -> BenchReques
     if config.get("judge"):
         models.setdefault("judge", config.get("judge"))
     source = str(settings.get("benchmark_source") or "")
+    known = find(benchmark)  # as bench.sources.registry.reload_run reads a run's benchmark
     name, data = benchmark, None
-    if benchmark == "elbench":
+    if known is None:
+        name = source or benchmark  # a declaration, by the path it was loaded from
+    elif known.needs_data:
         data = Path(source) if source else None
-    elif benchmark != "sample" and source and source != "built in":
-        name = source  # a declaration, by the path it was loaded from
     values: dict[str, Any] = {
         "benchmark": name, "data": data,
         "allow_data_outside": bool(settings.get("allow_data_outside", False)),

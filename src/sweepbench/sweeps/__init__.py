@@ -23,14 +23,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Unpack
 
 from sweepbench.errors import UserError
 from sweepbench.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from sweepbench.axes.cells import Cell, coerce_budget
-    from sweepbench.sweeps.plan import Plan, build_plan
+    from sweepbench.sweeps.plan import Plan, SweepSettings, build_plan
     from sweepbench.sweeps.pricing import SweepEstimate, estimate_plan
     from sweepbench.sweeps.results import Sample, SweepEvent, SweepResult
     from sweepbench.sweeps.run import Sweep
@@ -41,6 +41,7 @@ _EXPORTS: dict[str, str] = {
     "Cell": "sweepbench.axes.cells",
     "Plan": "sweepbench.sweeps.plan",
     "build_plan": "sweepbench.sweeps.plan",
+    "SweepSettings": "sweepbench.sweeps.plan",
     "coerce_budget": "sweepbench.axes.cells",
     "Sample": "sweepbench.sweeps.results",
     "SweepEvent": "sweepbench.sweeps.results",
@@ -58,6 +59,7 @@ __all__ = [
     "SweepEstimate",
     "SweepEvent",
     "SweepResult",
+    "SweepSettings",
     "asweep",
     "build_plan",
     "coerce_budget",
@@ -68,15 +70,15 @@ __all__ = [
 
 
 def estimate(
-    prompt: str, axis: str, values: Sequence[str | int], **settings: object
+    prompt: str, axis: str, values: Sequence[str | int], **settings: Unpack[SweepSettings]
 ) -> SweepEstimate:
-    """Price a sweep without running it (needs no key). ``settings`` as :func:`build_plan`
+    """Price a sweep without running it (needs no key). ``settings``: :class:`SweepSettings`
     (``judge=`` with ``rubric=`` or ``reference=`` prices the grading too)."""
     from sweepbench.store import Store
     from sweepbench.sweeps.plan import build_plan
     from sweepbench.sweeps.pricing import estimate_plan
 
-    plan = build_plan(prompt, axis, values, **settings)  # type: ignore[arg-type]
+    plan = build_plan(prompt, axis, values, **settings)
     plan.ensure_runnable(spending=False)
     with Store.open() as store:
         return estimate_plan(plan, store)
@@ -89,13 +91,11 @@ async def asweep(
     *,
     on_event: Callable[[SweepEvent], None] | None = None,
     run_limit_usd: Decimal | None = None,
-    judge: str | None = None,
-    rubric: str | None = None,
-    reference: str | None = None,
     judge_limit_usd: Decimal | None = None,
-    **settings: object,
+    **settings: Unpack[SweepSettings],
 ) -> SweepResult:
     """Plan, admit against the spend ceilings, run and store a sweep; return its result.
+    ``settings``: :class:`SweepSettings`, typed.
 
     ``judge`` (a model id) grades each sample against ``rubric`` or ``reference`` (exactly
     one; the text, or a file it names) into ``sample.grade``; its calls are priced and
@@ -107,10 +107,7 @@ async def asweep(
     from sweepbench.sweeps.plan import build_plan
     from sweepbench.sweeps.run import Sweep
 
-    plan = build_plan(
-        prompt, axis, values, judge=judge, rubric=rubric, reference=reference,
-        **settings,  # type: ignore[arg-type]
-    )  # fmt: skip
+    plan = build_plan(prompt, axis, values, **settings)
     plan.ensure_runnable()
     with Store.open() as store:
         sweep_ = Sweep(
@@ -127,11 +124,8 @@ def sweep(
     *,
     on_event: Callable[[SweepEvent], None] | None = None,
     run_limit_usd: Decimal | None = None,
-    judge: str | None = None,
-    rubric: str | None = None,
-    reference: str | None = None,
     judge_limit_usd: Decimal | None = None,
-    **settings: object,
+    **settings: Unpack[SweepSettings],
 ) -> SweepResult:
     """:func:`asweep` for code without a running event loop."""
     try:
@@ -144,9 +138,6 @@ def sweep(
                 values,
                 on_event=on_event,
                 run_limit_usd=run_limit_usd,
-                judge=judge,
-                rubric=rubric,
-                reference=reference,
                 judge_limit_usd=judge_limit_usd,
                 **settings,
             )

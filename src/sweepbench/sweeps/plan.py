@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from sweepbench.artifacts import ArtifactKind, artifact_kind
 from sweepbench.errors import UserError
@@ -111,29 +111,43 @@ def default_model() -> str:
     return DEFAULT_LOCAL_MODEL
 
 
+class SweepSettings(TypedDict, total=False):
+    """The settings of a single-prompt sweep besides its prompt and axis, declared once: every
+    surface passes them whole (``build_plan(prompt, axis, values, **settings)``, and so
+    ``sweepbench.sweep``, ``asweep`` and ``estimate``), each one typed."""
+
+    kind: str
+    """What the cells produce: ``text`` (the default), ``excalidraw``, ``sculpture``."""
+    task: str | None
+    """``kind``'s older name, still accepted."""
+    model: str | None
+    """The held model (None: :func:`default_model`)."""
+    effort: str | None
+    """The held effort (None or empty: each model's default)."""
+    max_tokens: str | int | None
+    """The held output budget (``64000`` or ``64k``; None: the kind's)."""
+    prompt_version: str | None
+    repeats: int
+    """Samples per cell (1–5)."""
+    max_cells: int | None
+    judge: str | None
+    """A model that grades each sample against ``rubric`` or ``reference`` (exactly one;
+    each the text, or a file it names)."""
+    rubric: str | None
+    reference: str | None
+
+
 def build_plan(
-    prompt: str,
-    axis: str,
-    values: Sequence[str | int],
-    *,
-    kind: str = "text",
-    task: str | None = None,
-    model: str | None = None,
-    effort: str | None = None,
-    max_tokens: str | int | None = None,
-    prompt_version: str | None = None,
-    repeats: int = 1,
-    max_cells: int | None = None,
-    judge: str | None = None,
-    rubric: str | None = None,
-    reference: str | None = None,
+    prompt: str, axis: str, values: Sequence[str | int], **settings: Unpack[SweepSettings]
 ) -> Plan:
-    """Build the plan; never raises on user input (problems become refusals). ``kind`` is
-    what the cells produce (``task`` is its older name, still accepted). ``judge`` grades
-    each sample against ``rubric`` or ``reference`` (exactly one; each the text, or a file
-    it names)."""
-    if task is not None:
-        kind = task
+    """Build the plan; never raises on user input (problems become refusals)."""
+    kind = settings.get("task") or settings.get("kind") or "text"
+    model, effort = settings.get("model"), settings.get("effort")
+    max_tokens, prompt_version = settings.get("max_tokens"), settings.get("prompt_version")
+    repeats, max_cells = settings.get("repeats", 1), settings.get("max_cells")
+    judge, rubric, reference = (
+        settings.get("judge"), settings.get("rubric"), settings.get("reference"),
+    )  # fmt: skip
     refusals: list[Refusal] = []
     notes: list[str] = []
 

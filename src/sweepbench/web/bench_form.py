@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from sweepbench.bench.request import BenchRequest, request_from_run
+from sweepbench.bench.sources.registry import find
 from sweepbench.errors import SweepbenchError, UserError
 from sweepbench.roles import BENCH_ROLES, label
 from sweepbench.web.context import WebContext
+from sweepbench.web.offer import needs_data
 from sweepbench.web.request_form import (
     FormField,
     as_checked,
@@ -106,7 +108,7 @@ def request_values(values: dict[str, Any], *, confirmed: bool = False) -> dict[s
     data = _text(values["bp-data"])
     return {
         "benchmark": benchmark_name(values["bp-benchmark"], values["bp-declaration"]),
-        "data": Path(data) if data and values["bp-benchmark"] == "elbench" else None,
+        "data": Path(data) if data and needs_data(str(values["bp-benchmark"])) else None,
         "models": models,
         "role_limits": {r: v for r, v in roles.items() if v is not None},
         "confirmed": confirmed,
@@ -124,32 +126,27 @@ def build_request(values: dict[str, Any], *, confirmed: bool = False) -> BenchRe
     return BenchRequest.from_values(request_values(values, confirmed=confirmed), names=NAMES)
 
 
-def _benchmark_choice(settings: dict[str, Any]) -> dict[str, Any]:
-    """The benchmark controls of a stored run: its choice and the path it was loaded from."""
-    from sweepbench.bench.sources.declared import SAMPLE_FOLDER
-    from sweepbench.bench.sources.elbench import BENCHMARK_ID
-
-    config = settings.get("config") or {}
-    source = _text(settings.get("benchmark_source"))
-    if source == str((SAMPLE_FOLDER / "teaching.yaml").resolve()):
-        return {"bp-benchmark": "sample-teaching"}
-    if config.get("benchmark") == BENCHMARK_ID:
-        return {"bp-benchmark": "elbench", "bp-data": source}
-    if source and source != "built in":
-        return {"bp-benchmark": "declaration", "bp-declaration": source}
-    return {"bp-benchmark": "sample"}
+def _benchmark_choice(request: BenchRequest) -> dict[str, Any]:
+    """The benchmark controls of a stored run's request: a benchmark known by name (with its
+    data folder, when the user gives it), or the declaration it was loaded from."""
+    known = find(request.benchmark)
+    if known is None:
+        return {"bp-benchmark": "declaration", "bp-declaration": request.benchmark}
+    if known.needs_data:
+        return {"bp-benchmark": known.name, "bp-data": shown(request.data)}
+    return {"bp-benchmark": known.name}
 
 
 def controls_from_run(settings: dict[str, Any]) -> dict[str, Any]:
     """The page's controls (id → value or checked) from a run's stored settings — the request
     it was made from (:func:`~sweepbench.bench.request.request_from_run`), shown through
     :data:`FORM` — so pressing Run continues it; never a key (none is stored)."""
-    filled: dict[str, Any] = _benchmark_choice(settings)
     config = settings.get("config") or {}
     try:
         request = request_from_run(settings, str(config.get("benchmark", "")))
-    except (ValueError, UserError):  # settings this version cannot read: the benchmark only
-        return filled
+    except (ValueError, UserError):  # settings this version cannot read
+        return {}
+    filled = _benchmark_choice(request)
     student = request.models.get("student", "")
     filled.update({
         "bp-model": request.models["target"], "bp-judge": request.models.get("judge", ""),

@@ -57,7 +57,7 @@ from sweepbench.web.bench_views import (
     state_view,
 )
 from sweepbench.web.context import WebContext
-from sweepbench.web.offer import BenchmarkOffer
+from sweepbench.web.offer import BenchmarkOffer, needs_data
 from sweepbench.web.request_form import text
 
 DEFAULT_LIMIT = "5"
@@ -122,15 +122,31 @@ def _load(
     try:
         name = benchmark_name(choice, declaration)
         folder = text(data)
-        path = Path(folder) if folder and choice == "elbench" else None
+        path = Path(folder) if folder and needs_data(str(choice)) else None
         request = BenchRequest(benchmark=name, data=path, models={"target": "x/y"})
         return offer.load(request)[1], None
     except (SweepbenchError, OSError, ValueError) as exc:
         return None, scrub(str(exc))
 
 
-def _elbench_loadable(offer: BenchmarkOffer, data: Any) -> bool:
-    return bool(text(data)) and _load(offer, "elbench", None, data)[0] is not None
+def _options(
+    offer: BenchmarkOffer, data: Any, loaded: tuple[str, bool] | None = None
+) -> list[dict[str, Any]]:
+    """The benchmark choice's options: one whose data the user gives is offered once the data
+    folder typed loads (``loaded``: the choice already loaded, and whether it did)."""
+
+    def disabled(choice: str) -> bool:
+        if not needs_data(choice):
+            return False
+        if loaded is not None:
+            return not (loaded[0] == choice and loaded[1])
+        return not _loadable(offer, choice, data)
+
+    return [{"value": v, "label": lbl, "disabled": disabled(v)} for v, lbl in BENCHMARKS]
+
+
+def _loadable(offer: BenchmarkOffer, choice: str, data: Any) -> bool:
+    return bool(text(data)) and _load(offer, choice, None, data)[0] is not None
 
 
 def _reopened(host: BenchRunHost, search: str) -> str | None:
@@ -166,7 +182,6 @@ def layout(context: WebContext, search: str) -> Any:
     offer = context.benchmarks
     benchmark, _problem = _load(offer, choice, filled.get("bp-declaration"), data)
     paper = bool(filled.get("bp-scope"))
-    loadable = choice == "elbench" and benchmark is not None
     models, total = _known_models(None, None)
     can_publish, note = publish_note()
     text = {"size": "sm"}
@@ -225,10 +240,7 @@ def layout(context: WebContext, search: str) -> Any:
                         id="bp-benchmark",
                         label="Benchmark",
                         value="sample",
-                        data=[
-                            {"value": v, "label": lbl, "disabled": v == "elbench" and not loadable}
-                            for v, lbl in BENCHMARKS
-                        ],
+                        data=_options(offer, data, (choice, benchmark is not None)),
                         allowDeselect=False,
                     ),
                     dmc.Autocomplete(
@@ -361,11 +373,7 @@ def register(app: Dash, context: WebContext) -> None:
         prevent_initial_call=True,
     )
     def on_benchmark(choice: Any, declaration: Any, data: Any, paper: Any) -> tuple[Any, ...]:
-        loadable = _elbench_loadable(context.benchmarks, data)
-        options = [
-            {"value": v, "label": lbl, "disabled": v == "elbench" and not loadable}
-            for v, lbl in BENCHMARKS
-        ]
+        options = _options(context.benchmarks, data)
         if choice == "declaration" and not text(declaration):
             return no_update, options, ""
         benchmark, problem = _load(context.benchmarks, choice, declaration, data)

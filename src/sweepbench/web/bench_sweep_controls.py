@@ -16,6 +16,7 @@ from sweepbench.bench.catalog import PRESETS
 from sweepbench.bench.defaults import DEFAULT_ANSWER_TOKENS, DEFAULT_CONCURRENCY, MAX_REPEATS
 from sweepbench.bench.request import MAX_CONCURRENCY, BenchRequest
 from sweepbench.bench.scoring.versions import DEFAULT_SCORING_VERSION, SCORING_VERSIONS
+from sweepbench.bench.sources.registry import names as benchmark_names
 from sweepbench.bench.sweeps.plan import BenchSweepPlan, plan_bench_sweep
 from sweepbench.errors import UserError
 from sweepbench.models.catalog import EFFORT_LEVELS
@@ -23,7 +24,7 @@ from sweepbench.settings import scrub
 from sweepbench.store import Store
 from sweepbench.sweeps.plan import default_model
 from sweepbench.web.defaults import AXIS_LABELS
-from sweepbench.web.offer import BUILT_IN_BENCHMARKS, BenchmarkOffer, offered_models
+from sweepbench.web.offer import BenchmarkOffer, offered_models
 from sweepbench.web.request_form import (
     FormField,
     as_typed,
@@ -277,7 +278,7 @@ def controls_layout(c: Controls, offer: BenchmarkOffer) -> Any:
                         id="bs-benchmark",
                         label="Benchmark",
                         value=c.benchmark or "",
-                        data=[*BUILT_IN_BENCHMARKS, "elbench", *offer.declarations()],
+                        data=[*benchmark_names(), *offer.declarations()],
                         description="sample, elbench, or a declaration (.yaml) in this "
                         "server's benchmark folders",
                         limit=50,

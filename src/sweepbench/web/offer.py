@@ -89,8 +89,29 @@ def situation(offers: list[Offer]) -> str:
 
 # -- benchmarks --------------------------------------------------------------------------------
 
-BUILT_IN_BENCHMARKS = ("sample", "sample-teaching")
-"""The benchmarks shipped inside sweepbench: every server offers them."""
+
+def shipped_benchmarks() -> tuple[str, ...]:
+    """The benchmarks shipped inside sweepbench (the sources that need no data): every server
+    offers them."""
+    from sweepbench.bench.sources.registry import sources
+
+    return tuple(s.name for s in sources() if not s.needs_data)
+
+
+def _known() -> list[str]:
+    from sweepbench.bench.sources.registry import names
+
+    return names()
+
+
+def needs_data(name: str) -> bool:
+    """Whether ``name`` is a known benchmark whose data the user gives (ELBench)."""
+    from sweepbench.bench.sources.registry import find
+
+    found = find(name)
+    return found is not None and found.needs_data
+
+
 DECLARATION_SUFFIXES = (".yaml", ".yml")
 """The declarations the web reads (YAML; JSON is YAML, so a JSON declaration saved under one
 of these names reads too). A Python declaration is code: the web never loads one."""
@@ -170,11 +191,11 @@ class BenchmarkOffer:
         allowed. UserError saying what was refused and why."""
         name = request.benchmark.strip()
         update: dict[str, object] = {"allow_data_outside": False, "data": None}
-        if name.lower() in BUILT_IN_BENCHMARKS:
+        if name.lower() in shipped_benchmarks():
             update["benchmark"] = name.lower()
-        elif name.lower() == "elbench":
-            update["benchmark"] = "elbench"
-            update["data"] = self._elbench_data(request.data)
+        elif needs_data(name):
+            update["benchmark"] = name.lower()
+            update["data"] = self._data_folder(request.data)
         else:
             update["benchmark"] = str(self._declaration(name))
         return request.model_copy(update=update)
@@ -201,8 +222,8 @@ class BenchmarkOffer:
             raise UserError(_python_refusal(shown))
         if Path(text).suffix.lower() not in DECLARATION_SUFFIXES:
             raise UserError(
-                f"unknown benchmark {shown}: use one of {', '.join(BUILT_IN_BENCHMARKS)}, "
-                "elbench, or a YAML declaration (.yaml) in this server's benchmark folders"
+                f"unknown benchmark {shown}: use one of {', '.join(_known())}, "
+                "or a YAML declaration (.yaml) in this server's benchmark folders"
             )
         real, _folder = self._inside(text, "the declaration")
         if real.suffix.lower() == ".py":  # a .yaml name that is a link to Python code
@@ -217,7 +238,7 @@ class BenchmarkOffer:
             )
         return real
 
-    def _elbench_data(self, data: Path | None) -> Path:
+    def _data_folder(self, data: Path | None) -> Path:
         """ELBench's data folder as a visitor typed it: a folder inside the folders, every
         file and folder under it a plain one (no device, no FIFO, no link leading out)."""
         text = "" if data is None else str(data).strip()
@@ -243,7 +264,7 @@ class BenchmarkOffer:
         if not self.folders:
             raise UserError(
                 f"{what} {shown}: this server offers no benchmark folders, so only the "
-                f"built-in benchmarks ({', '.join(BUILT_IN_BENCHMARKS)}) run here; "
+                f"built-in benchmarks ({', '.join(shipped_benchmarks())}) run here; "
                 f"{FOLDER_HINT}"
             )
         typed = Path(text)
