@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Unpack
 
     from sweepbench.bench.sweeps.api import abench_sweep, bench_sweep
     from sweepbench.bench.sweeps.result import BenchSweepResult
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
         UsageEvent,
     )
     from sweepbench.sweeps import asweep, sweep
+    from sweepbench.sweeps.plan import SweepSettings
     from sweepbench.sweeps.pricing import SweepEstimate
 
     __version__: str
@@ -55,7 +57,7 @@ if TYPE_CHECKING:
     # sweep pricing module is ``sweeps.pricing``, not ``sweeps.estimate``: imported lazily, a
     # submodule of that name would replace the package's ``estimate`` function.)
     def estimate(
-        prompt: str, axis: str, values: Sequence[str | int], **settings: object
+        prompt: str, axis: str, values: Sequence[str | int], **settings: Unpack[SweepSettings]
     ) -> SweepEstimate: ...
 
 
