@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -22,6 +23,31 @@ if TYPE_CHECKING:
 
 Status = Literal["queued", "running", "done", "failed", "stopped", "interrupted"]
 """A sample's state; ``interrupted``: its worker died before it finished."""
+
+
+def cell_status(statuses: Iterable[str]) -> Status:
+    """A cell's state from its samples' states: the one rule every surface shows.
+
+    - **queued** while none of its samples has started (every one queued);
+    - **running** while any is running, or is still queued after another ended: a cell with
+      two samples done (or one failed) and one waiting for a free slot is under way, neither
+      waiting to start nor finished, and its cost is not known yet;
+    - **interrupted** if any was (its worker died before it finished);
+    - **stopped** if any was stopped: only Stop all stops a sample, and a sample still queued
+      then never starts (it is marked stopped when its turn comes);
+    - else **failed** if any failed, else **done**."""
+    states = set(statuses)
+    if states == {"queued"}:
+        return "queued"
+    if "running" in states:
+        return "running"
+    ended: tuple[Status, ...] = ("interrupted", "stopped")
+    for state in ended:
+        if state in states:
+            return state
+    if "queued" in states:
+        return "running"
+    return "failed" if "failed" in states else "done"
 
 
 @dataclass

@@ -10,7 +10,7 @@ from typing import Any
 from sweepbench.artifacts import page_facts
 from sweepbench.models.providers import label as provider_label
 from sweepbench.money.prices import format_usd
-from sweepbench.sweeps.results import Spread
+from sweepbench.sweeps.results import Spread, cell_status
 from sweepbench.sweeps.timing import one_at_a_time, serial_clause
 
 NORMAL_STOPS = ("end", "cancelled")
@@ -64,14 +64,10 @@ def cell_seconds(samples: list[dict[str, Any]]) -> float:
 
 
 def cell_state(samples: list[dict[str, Any]], kind: str) -> str:
-    """The state badge: queued, drawing…/building…/writing…, stopped, failed or done."""
-    states = {s["status"] for s in samples}
-    if "running" in states:
-        return page_facts(kind).working
-    for state in ("stopped", "failed", "queued"):
-        if state in states:
-            return state
-    return "done"
+    """The state badge, by the sweeps' one rule (:func:`sweepbench.sweeps.results.cell_status`):
+    queued, drawing…/building…/writing… (running), interrupted, stopped, failed or done."""
+    state = cell_status(s["status"] for s in samples)
+    return page_facts(kind).working if state == "running" else state
 
 
 def badges(
