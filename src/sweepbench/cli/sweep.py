@@ -189,234 +189,238 @@ def spread_lines(result: SweepResult) -> list[str]:
     return lines
 
 
+def sweep_command(
+    prompt: Annotated[str, typer.Argument(help="The prompt every cell gets.")],
+    axis: Annotated[str, typer.Option("--axis", help=" | ".join(AXES))],
+    values: Annotated[
+        str, typer.Option("--values", help="Comma-separated values of the axis (64000 or 64k)")
+    ],
+    model: Annotated[str | None, typer.Option("--model", help="Held model.")] = None,
+    effort: Annotated[str | None, typer.Option("--effort", help="Held effort.")] = None,
+    max_tokens: Annotated[
+        str | None, typer.Option("--max-tokens", help="Held output budget.")
+    ] = None,
+    prompt_version: Annotated[str | None, typer.Option("--prompt-version")] = None,
+    kind: Annotated[
+        str, typer.Option("--kind", "--task", help="text | excalidraw | sculpture")
+    ] = "text",
+    repeats: Annotated[int, typer.Option("--repeats", help="Samples per cell (1–5).")] = 1,
+    max_cells: Annotated[
+        int | None, typer.Option("--max-cells", help="Cap on cells (default 6 for text).")
+    ] = None,
+    estimate_only: Annotated[
+        bool, typer.Option("--estimate-only", help="Price the plan and stop (no key needed).")
+    ] = False,
+    yes: Annotated[bool, typer.Option("--yes", help="Do not ask before spending.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    judge: Annotated[
+        str | None,
+        typer.Option("--judge", help="A model that grades each cell's output (score 0–1)."),
+    ] = None,
+    rubric: Annotated[
+        str | None,
+        typer.Option("--rubric", help="What a good answer does, for --judge (TEXT or FILE)."),
+    ] = None,
+    reference: Annotated[
+        str | None,
+        typer.Option("--reference", help="A reference answer, for --judge (TEXT or FILE)."),
+    ] = None,
+    limit_judge: Annotated[
+        str | None,
+        typer.Option("--limit-judge", help="The most the grading may spend (USD)."),
+    ] = None,
+) -> None:
+    """Run one prompt under several settings at once, priced before anything is spent.
+
+    Exit codes: 0 all cells ok; 1 some failed, truncated or stopped; 2 refused."""
+    check_prompt(prompt)  # the same rule and sentence as generate's
+    judge_limit = _judge_limit(limit_judge, judge)
+    if max_tokens is not None and axis == "max_tokens":
+        pass  # varying max tokens, the held budget is not used
+    elif max_tokens is not None:
+        read_budget(max_tokens)  # read as generate reads it: unreadable is refused too
+    plan = build_plan(
+        prompt,
+        axis,
+        _values(values),
+        kind=kind,
+        model=model,
+        effort=effort,
+        max_tokens=max_tokens,
+        prompt_version=prompt_version,
+        repeats=repeats,
+        max_cells=max_cells,
+        judge=judge,
+        rubric=rubric,
+        reference=reference,
+    )
+    blocking = plan.blocking(spending=not estimate_only)
+    if blocking:  # only the refusal: no estimate of a plan that cannot run
+        raise _refuse(blocking[0].message)
+    with Store.open() as store:
+        estimate = estimate_plan(plan, store)
+        ledger = Ledger(store)
+        allowance = ledger.summary().allowance_text()
+        if estimate_only:
+            _print_plan(plan, estimate, allowance, quiet=as_json)
+            if as_json:
+                typer.echo(json.dumps(_estimate_json(plan, estimate), indent=2))
+            return
+        sweep = Sweep(plan, store=store, ledger=ledger, judge_limit_usd=judge_limit)
+        decision = _start_decision(estimate, confirmed=yes)
+        if decision.needs_confirmation:  # the price first, to decide on; admitted after
+            _print_plan(plan, estimate, allowance, quiet=as_json)
+            if not sys.stdin.isatty():
+                raise _refuse("this sweep spends money; confirm with --yes")
+            if not typer.confirm(
+                f"Spend up to {format_usd(estimate.ceiling)}?", default=False, err=True
+            ):
+                raise _refuse("not confirmed; nothing was spent")
+            _admit(sweep)
+        else:  # admitted first: a sweep the ceilings refuse prints only the refusal
+            _admit(sweep)
+            _print_plan(plan, estimate, allowance, quiet=as_json)
+        result = _run(sweep, live=not as_json)
+        if as_json:
+            typer.echo(json.dumps(_result_json(result), ensure_ascii=False, indent=2))
+        else:
+            err.print(status_line(result), markup=False)
+            for line in spread_lines(result):
+                err.print(line, style="dim", markup=False)
+            for line in grade_lines(result):
+                err.print(line, markup=False, highlight=False)
+            err.print(f"sweep {result.id} · {CAUTION}", style="dim", markup=False)
+    if not result.ok:
+        raise typer.Exit(1)
+
+
+def list_command(
+    limit: Annotated[
+        int, typer.Option("--limit", min=1, max=100_000, help="How many (1–100,000).")
+    ] = 20,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Stored sweeps, newest first."""
+    with Store.open() as store:
+        rows = list_sweeps(store, limit)
+    if as_json:
+        typer.echo(
+            json.dumps(
+                [
+                    {
+                        "id": r.id,
+                        "created": r.created_at.isoformat(),
+                        "kind": r.kind,
+                        "axis": r.axis,
+                        "prompt": r.prompt,
+                        "status": r.status,
+                        "cells": r.cells,
+                        "cost_usd": None if r.cost_usd is None else str(r.cost_usd),
+                    }
+                    for r in rows
+                ],
+                indent=2,
+            )
+        )
+        return
+    Console().print(_list_table(rows))
+
+
+def show_command(
+    sweep_id: Annotated[str, typer.Argument(help="Id or unique prefix.")],
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """One stored sweep: settings, estimate, cells."""
+    with Store.open() as store:
+        document = load_sweep(store, sweep_id)
+    if as_json:
+        typer.echo(json.dumps(document, ensure_ascii=False, indent=2))
+        return
+    console = Console()
+    # Stored prompts, labels and lines are text, never Rich markup.
+    console.print(f"[bold]sweep {escape(document['id'])}[/bold] · {document['created']}")
+    console.print(
+        f"varying {document['axis']} · held {document['held']} · {document['status']}",
+        markup=False,
+    )
+    console.print(f"prompt: {document['prompt']}", markup=False, highlight=False)
+    console.print(f"estimate: {document['estimate']['line']}", markup=False)
+    if document.get("judge"):
+        console.print(f"graded by {document['judge']['model']}", markup=False)
+    for line in comparison_lines(document.get("comparison")):
+        console.print(line, markup=False, highlight=False)
+    for cell in document["cells"]:
+        cost = format_usd(None if cell["cost_usd"] is None else Decimal(cell["cost_usd"]))
+        console.rule(
+            Text(
+                f"{cell['label']} · {cell['status']} · "
+                f"{cell['usage']['output_tokens']:,} out · ~{cost}"
+            )
+        )
+        preview = outline(document["kind"], cell.get("artifact") or {})
+        numbers = " · ".join(
+            f"{k} {v}"
+            for k, v in (cell.get("metrics") or {}).items()
+            if isinstance(v, int | float | str) and not isinstance(v, bool)
+        )
+        if numbers:
+            console.print(numbers, markup=False, highlight=False, style="dim")
+        if cell.get("reason"):
+            console.print(cell["reason"], markup=False, highlight=False, style="yellow")
+        grade = cell.get("grade")
+        if grade:
+            console.print(_grade_words(grade), markup=False, highlight=False, style="cyan")
+        if preview:
+            for line in preview:
+                console.print(f"  {line}", markup=False, highlight=False)
+        else:
+            text = cell["text"] or "(no text)"
+            console.print(text, markup=False, highlight=False)
+
+
+def export_command(
+    sweep_id: Annotated[str, typer.Argument(help="Id or unique prefix.")],
+    json_file: Annotated[Path | None, typer.Option("--json", help="Write sweep.json")] = None,
+    html_file: Annotated[
+        Path | None, typer.Option("--html", help="Write a self-contained HTML page")
+    ] = None,
+    artifacts_dir: Annotated[
+        Path | None,
+        typer.Option("--artifacts", help="Write each cell's artifact files into this folder"),
+    ] = None,
+) -> None:
+    """Write a stored sweep as JSON, a single offline HTML file, and/or per-cell files
+    (.txt, .excalidraw + .svg, .manifest.json + .glb)."""
+    from sweepbench.sweeps.export_html import render_html
+
+    if json_file is None and html_file is None and artifacts_dir is None:
+        raise UserError("say where: --json FILE, --html FILE and/or --artifacts DIR")
+    with Store.open() as store:
+        document = load_sweep(store, sweep_id)
+    if json_file is not None:
+        _write(json_file, json.dumps(document, ensure_ascii=False, indent=2), "--json")
+    if html_file is not None:
+        _write(html_file, render_html(document), "--html")
+    if artifacts_dir is not None:
+        try:
+            written = write_artifacts(document, artifacts_dir)
+        except OSError as exc:
+            raise UserError(
+                f"--artifacts {artifacts_dir}: cannot write {exc.filename or artifacts_dir} "
+                f"({exc.strerror or exc})"
+            ) from None
+        for path in written:
+            err.print(f"wrote {path}", markup=False, highlight=False)
+
+
 def register(app: typer.Typer) -> None:
     """Add ``sweep`` and the ``sweeps`` group to the app."""
     sweeps = typer.Typer(help="Stored sweeps: list, show, export.", no_args_is_help=True)
     app.add_typer(sweeps, name="sweeps")
-
-    @app.command()
-    def sweep(
-        prompt: Annotated[str, typer.Argument(help="The prompt every cell gets.")],
-        axis: Annotated[str, typer.Option("--axis", help=" | ".join(AXES))],
-        values: Annotated[
-            str, typer.Option("--values", help="Comma-separated values of the axis (64000 or 64k)")
-        ],
-        model: Annotated[str | None, typer.Option("--model", help="Held model.")] = None,
-        effort: Annotated[str | None, typer.Option("--effort", help="Held effort.")] = None,
-        max_tokens: Annotated[
-            str | None, typer.Option("--max-tokens", help="Held output budget.")
-        ] = None,
-        prompt_version: Annotated[str | None, typer.Option("--prompt-version")] = None,
-        kind: Annotated[
-            str, typer.Option("--kind", "--task", help="text | excalidraw | sculpture")
-        ] = "text",
-        repeats: Annotated[int, typer.Option("--repeats", help="Samples per cell (1–5).")] = 1,
-        max_cells: Annotated[
-            int | None, typer.Option("--max-cells", help="Cap on cells (default 6 for text).")
-        ] = None,
-        estimate_only: Annotated[
-            bool, typer.Option("--estimate-only", help="Price the plan and stop (no key needed).")
-        ] = False,
-        yes: Annotated[bool, typer.Option("--yes", help="Do not ask before spending.")] = False,
-        as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-        judge: Annotated[
-            str | None,
-            typer.Option("--judge", help="A model that grades each cell's output (score 0–1)."),
-        ] = None,
-        rubric: Annotated[
-            str | None,
-            typer.Option("--rubric", help="What a good answer does, for --judge (TEXT or FILE)."),
-        ] = None,
-        reference: Annotated[
-            str | None,
-            typer.Option("--reference", help="A reference answer, for --judge (TEXT or FILE)."),
-        ] = None,
-        limit_judge: Annotated[
-            str | None,
-            typer.Option("--limit-judge", help="The most the grading may spend (USD)."),
-        ] = None,
-    ) -> None:
-        """Run one prompt under several settings at once, priced before anything is spent.
-
-        Exit codes: 0 all cells ok; 1 some failed, truncated or stopped; 2 refused."""
-        check_prompt(prompt)  # the same rule and sentence as generate's
-        judge_limit = _judge_limit(limit_judge, judge)
-        if max_tokens is not None and axis == "max_tokens":
-            pass  # varying max tokens, the held budget is not used
-        elif max_tokens is not None:
-            read_budget(max_tokens)  # read as generate reads it: unreadable is refused too
-        plan = build_plan(
-            prompt,
-            axis,
-            _values(values),
-            kind=kind,
-            model=model,
-            effort=effort,
-            max_tokens=max_tokens,
-            prompt_version=prompt_version,
-            repeats=repeats,
-            max_cells=max_cells,
-            judge=judge,
-            rubric=rubric,
-            reference=reference,
-        )
-        blocking = plan.blocking(spending=not estimate_only)
-        if blocking:  # only the refusal: no estimate of a plan that cannot run
-            raise _refuse(blocking[0].message)
-        with Store.open() as store:
-            estimate = estimate_plan(plan, store)
-            ledger = Ledger(store)
-            allowance = ledger.summary().allowance_text()
-            if estimate_only:
-                _print_plan(plan, estimate, allowance, quiet=as_json)
-                if as_json:
-                    typer.echo(json.dumps(_estimate_json(plan, estimate), indent=2))
-                return
-            sweep = Sweep(plan, store=store, ledger=ledger, judge_limit_usd=judge_limit)
-            decision = _start_decision(estimate, confirmed=yes)
-            if decision.needs_confirmation:  # the price first, to decide on; admitted after
-                _print_plan(plan, estimate, allowance, quiet=as_json)
-                if not sys.stdin.isatty():
-                    raise _refuse("this sweep spends money; confirm with --yes")
-                if not typer.confirm(
-                    f"Spend up to {format_usd(estimate.ceiling)}?", default=False, err=True
-                ):
-                    raise _refuse("not confirmed; nothing was spent")
-                _admit(sweep)
-            else:  # admitted first: a sweep the ceilings refuse prints only the refusal
-                _admit(sweep)
-                _print_plan(plan, estimate, allowance, quiet=as_json)
-            result = _run(sweep, live=not as_json)
-            if as_json:
-                typer.echo(json.dumps(_result_json(result), ensure_ascii=False, indent=2))
-            else:
-                err.print(status_line(result), markup=False)
-                for line in spread_lines(result):
-                    err.print(line, style="dim", markup=False)
-                for line in grade_lines(result):
-                    err.print(line, markup=False, highlight=False)
-                err.print(f"sweep {result.id} · {CAUTION}", style="dim", markup=False)
-        if not result.ok:
-            raise typer.Exit(1)
-
-    @sweeps.command("list")
-    def list_command(
-        limit: Annotated[
-            int, typer.Option("--limit", min=1, max=100_000, help="How many (1–100,000).")
-        ] = 20,
-        as_json: Annotated[bool, typer.Option("--json")] = False,
-    ) -> None:
-        """Stored sweeps, newest first."""
-        with Store.open() as store:
-            rows = list_sweeps(store, limit)
-        if as_json:
-            typer.echo(
-                json.dumps(
-                    [
-                        {
-                            "id": r.id,
-                            "created": r.created_at.isoformat(),
-                            "kind": r.kind,
-                            "axis": r.axis,
-                            "prompt": r.prompt,
-                            "status": r.status,
-                            "cells": r.cells,
-                            "cost_usd": None if r.cost_usd is None else str(r.cost_usd),
-                        }
-                        for r in rows
-                    ],
-                    indent=2,
-                )
-            )
-            return
-        Console().print(_list_table(rows))
-
-    @sweeps.command("show")
-    def show_command(
-        sweep_id: Annotated[str, typer.Argument(help="Id or unique prefix.")],
-        as_json: Annotated[bool, typer.Option("--json")] = False,
-    ) -> None:
-        """One stored sweep: settings, estimate, cells."""
-        with Store.open() as store:
-            document = load_sweep(store, sweep_id)
-        if as_json:
-            typer.echo(json.dumps(document, ensure_ascii=False, indent=2))
-            return
-        console = Console()
-        # Stored prompts, labels and lines are text, never Rich markup.
-        console.print(f"[bold]sweep {escape(document['id'])}[/bold] · {document['created']}")
-        console.print(
-            f"varying {document['axis']} · held {document['held']} · {document['status']}",
-            markup=False,
-        )
-        console.print(f"prompt: {document['prompt']}", markup=False, highlight=False)
-        console.print(f"estimate: {document['estimate']['line']}", markup=False)
-        if document.get("judge"):
-            console.print(f"graded by {document['judge']['model']}", markup=False)
-        for line in comparison_lines(document.get("comparison")):
-            console.print(line, markup=False, highlight=False)
-        for cell in document["cells"]:
-            cost = format_usd(None if cell["cost_usd"] is None else Decimal(cell["cost_usd"]))
-            console.rule(
-                Text(
-                    f"{cell['label']} · {cell['status']} · "
-                    f"{cell['usage']['output_tokens']:,} out · ~{cost}"
-                )
-            )
-            preview = outline(document["kind"], cell.get("artifact") or {})
-            numbers = " · ".join(
-                f"{k} {v}"
-                for k, v in (cell.get("metrics") or {}).items()
-                if isinstance(v, int | float | str) and not isinstance(v, bool)
-            )
-            if numbers:
-                console.print(numbers, markup=False, highlight=False, style="dim")
-            if cell.get("reason"):
-                console.print(cell["reason"], markup=False, highlight=False, style="yellow")
-            grade = cell.get("grade")
-            if grade:
-                console.print(_grade_words(grade), markup=False, highlight=False, style="cyan")
-            if preview:
-                for line in preview:
-                    console.print(f"  {line}", markup=False, highlight=False)
-            else:
-                text = cell["text"] or "(no text)"
-                console.print(text, markup=False, highlight=False)
-
-    @sweeps.command("export")
-    def export_command(
-        sweep_id: Annotated[str, typer.Argument(help="Id or unique prefix.")],
-        json_file: Annotated[Path | None, typer.Option("--json", help="Write sweep.json")] = None,
-        html_file: Annotated[
-            Path | None, typer.Option("--html", help="Write a self-contained HTML page")
-        ] = None,
-        artifacts_dir: Annotated[
-            Path | None,
-            typer.Option("--artifacts", help="Write each cell's artifact files into this folder"),
-        ] = None,
-    ) -> None:
-        """Write a stored sweep as JSON, a single offline HTML file, and/or per-cell files
-        (.txt, .excalidraw + .svg, .manifest.json + .glb)."""
-        from sweepbench.sweeps.export_html import render_html
-
-        if json_file is None and html_file is None and artifacts_dir is None:
-            raise UserError("say where: --json FILE, --html FILE and/or --artifacts DIR")
-        with Store.open() as store:
-            document = load_sweep(store, sweep_id)
-        if json_file is not None:
-            _write(json_file, json.dumps(document, ensure_ascii=False, indent=2), "--json")
-        if html_file is not None:
-            _write(html_file, render_html(document), "--html")
-        if artifacts_dir is not None:
-            try:
-                written = write_artifacts(document, artifacts_dir)
-            except OSError as exc:
-                raise UserError(
-                    f"--artifacts {artifacts_dir}: cannot write {exc.filename or artifacts_dir} "
-                    f"({exc.strerror or exc})"
-                ) from None
-            for path in written:
-                err.print(f"wrote {path}", markup=False, highlight=False)
+    app.command("sweep")(sweep_command)
+    sweeps.command("list")(list_command)
+    sweeps.command("show")(show_command)
+    sweeps.command("export")(export_command)
 
 
 def _list_table(rows: list[SweepSummary]) -> Table:
