@@ -12,6 +12,7 @@ from sweepbench.artifacts.registry import names as kind_names
 from sweepbench.errors import SweepbenchError
 from sweepbench.models.providers import free
 from sweepbench.models.registry import model_info
+from sweepbench.sweeps.plan import default_model
 from sweepbench.web.offer import Offer
 
 
@@ -62,7 +63,7 @@ def kind_defaults(kind: str, offers: list[Offer], *, keyless: bool) -> KindDefau
     versions = tuple(artifact.versions)
     budget, axis = artifact.defaults.held_max_tokens, artifact.defaults.axis
     models, budgets = page.models, page.budgets
-    held_model = "anthropic/claude-opus-5"
+    held_model = default_model()  # the first keyed provider's own default
     if keyless:
         models = tuple(m for m in (page.demo_model, LOCAL) if m in usable) or tuple(usable[:2])
         held_model = LOCAL if LOCAL in usable else (usable[0] if usable else page.demo_model)
