@@ -10,10 +10,10 @@ lowest the run can cost).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from sweepbench.bench.catalog import PRESET_ALIASES, PRESETS
 from sweepbench.bench.defaults import DEFAULT_ANSWER_TOKENS, MAX_REPEATS
@@ -68,8 +68,44 @@ class RoleCost:
     """Already spent by this role in earlier sessions of the same run."""
 
 
+class Priced(Protocol):
+    """A role's estimate: its low and high (None: no price)."""
+
+    @property
+    def low(self) -> Decimal | None: ...
+
+    @property
+    def high(self) -> Decimal | None: ...
+
+
+class Totals:
+    """Whether a plan may start and its low and high totals, over its roles' estimates and
+    its problems (a run's plan and a benchmark sweep's)."""
+
+    roles: Sequence[Priced]
+    errors: tuple[str, ...]
+    blocked: tuple[str, ...]
+    limit_problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        """Nothing stops it (price acknowledgement aside): no error, nothing blocked, no limit
+        below its lowest estimate."""
+        return not self.errors and not self.limit_problems and not self.blocked
+
+    @property
+    def low(self) -> Decimal | None:
+        """The total low estimate (None when a model has no price)."""
+        return sum_estimates(r.low for r in self.roles)
+
+    @property
+    def high(self) -> Decimal | None:
+        """The total high estimate (None when a model has no price)."""
+        return sum_estimates(r.high for r in self.roles)
+
+
 @dataclass(frozen=True)
-class BenchPlan:
+class BenchPlan(Totals):
     """The plan of a run; ``items`` are the ones still to answer."""
 
     benchmark: Benchmark
@@ -99,21 +135,6 @@ class BenchPlan:
     dialogues: tuple[Mapping[str, object], ...] = ()
     """How each selected teaching task's dialogues are played and scored (turns, each role's
     call settings, evaluation attempts, pass mark): the estimate's technical details."""
-
-    @property
-    def ok(self) -> bool:
-        """True when the run may start (price acknowledgement aside)."""
-        return not self.errors and not self.limit_problems and not self.blocked
-
-    @property
-    def low(self) -> Decimal | None:
-        """The total low estimate (None when a role has no price)."""
-        return sum_estimates(r.low for r in self.roles)
-
-    @property
-    def high(self) -> Decimal | None:
-        """The total high estimate."""
-        return sum_estimates(r.high for r in self.roles)
 
     def role(self, name: str) -> RoleCost | None:
         """One role's figures, if the run has that role."""

@@ -28,7 +28,7 @@ from sweepbench.axes import AXES
 from sweepbench.axes.cells import Held, Refusal, axis_cells
 from sweepbench.bench.defaults import DEFAULT_ANSWER_TOKENS
 from sweepbench.bench.items import Benchmark
-from sweepbench.bench.plan import RoleCost, sum_estimates
+from sweepbench.bench.plan import RoleCost, Totals, sum_estimates
 from sweepbench.bench.request import BenchRequest
 from sweepbench.bench.results import format_money
 from sweepbench.bench.resume import PreparedRun
@@ -86,7 +86,7 @@ class RoleTotal:
 
 
 @dataclass(frozen=True)
-class BenchSweepPlan:
+class BenchSweepPlan(Totals):
     """What a benchmark sweep will do and may cost, setting by setting and in total."""
 
     request: BenchRequest
@@ -107,21 +107,6 @@ class BenchSweepPlan:
     sweep_hash: str
     previous: SweepRow | None
     """The stored sweep with these settings: running continues it."""
-
-    @property
-    def ok(self) -> bool:
-        """Nothing stops the sweep."""
-        return not self.errors and not self.blocked and not self.limit_problems
-
-    @property
-    def low(self) -> Decimal | None:
-        """Σ of the settings' lowest estimates (None: a model has no price)."""
-        return sum_estimates(r.low for r in self.roles)
-
-    @property
-    def high(self) -> Decimal | None:
-        """Σ of the settings' highest estimates (None: a model has no price)."""
-        return sum_estimates(r.high for r in self.roles)
 
     @property
     def needs_price_ack(self) -> bool:
