@@ -11,7 +11,7 @@ from sweepbench.sweeps.live import SweepRunner
 from sweepbench.sweeps.plan import Plan, build_plan
 from sweepbench.web.defaults import kind_defaults
 from sweepbench.web.offer import offered_models
-from sweepbench.web.sweep_page import with_settings
+from sweepbench.web.sweep_controls import with_settings
 from tests.web.browser import TIMEOUT_S, RecordedPage
 from tests.web.conftest import Served
 

@@ -276,7 +276,7 @@ def test_the_sidebar_says_what_each_page_does(page: RecordedPage, base_url: str)
 
 
 def test_each_models_default_effort_is_the_plans_empty_effort() -> None:
-    from sweepbench.web.sweep_page import plan_from_controls
+    from sweepbench.web.sweep_controls import plan_from_controls
 
     models = ["anthropic/claude-opus-5", "scripted/lorem"]
     plan = plan_from_controls(
