@@ -92,7 +92,8 @@ def badges(
     if any(s["status"] != "queued" for s in samples):
         out.append((f"{cell_seconds(samples):.0f}s", "gray"))
     state = cell_state(samples, kind)
-    colour = {"stopped": "yellow", "failed": "red", "done": "green"}.get(state, "gray")
+    state_colours = {"stopped": "yellow", "interrupted": "yellow", "failed": "red", "done": "green"}
+    colour = state_colours.get(state, "gray")
     out.append((state, colour))
     if all(s["status"] not in ("queued", "running") for s in samples):
         costs = [s.get("cost_usd") for s in samples]
