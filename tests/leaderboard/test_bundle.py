@@ -15,13 +15,8 @@ import typer
 from sweepbench.bench.record import load_record
 from sweepbench.bench.storage import BenchStore
 from sweepbench.errors import UserError
-from sweepbench.leaderboard.bundle import (
-    SUFFIX,
-    RunBundle,
-    file_system,
-    key_shaped,
-    parse_bundle,
-)
+from sweepbench.leaderboard.bundle import SUFFIX, RunBundle, file_system, key_shaped
+from sweepbench.leaderboard.bundle_pull import parse_bundle
 from sweepbench.leaderboard.sources import stored_run_rows
 from sweepbench.store import Store
 from tests.helpers import run_cli

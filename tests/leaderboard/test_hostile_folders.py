@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 
 from sweepbench.bench.storage import BenchStore
-from sweepbench.leaderboard import bundle as bundle_module
-from sweepbench.leaderboard.bundle import MAX_ANSWER_CHARS, MAX_BYTES, SUFFIX, file_system
+from sweepbench.leaderboard import bundle_pull
+from sweepbench.leaderboard.bundle import MAX_ANSWER_CHARS, SUFFIX, file_system
+from sweepbench.leaderboard.bundle_pull import MAX_BYTES
 from sweepbench.settings import SHARED_ENV
 from sweepbench.store import Store
 from sweepbench.web.leaderboard_data import pull_shared
@@ -199,7 +200,7 @@ def test_a_file_beyond_the_size_bound_is_refused_unread(
         f"{huge}: skipped, {MAX_BYTES + 1:,} bytes, more than the {MAX_BYTES:,} bytes allowed"
     ]
 
-    monkeypatch.setattr(bundle_module, "MAX_BYTES", 1000)  # the bound, lowered
+    monkeypatch.setattr(bundle_pull, "MAX_BYTES", 1000)  # the bound, lowered
     monkeypatch.setenv("SWEEPBENCH_HOME", str(tmp_path / "third"))
     out, lines = pull(monkeypatch, capsys, honest)
     size = honest.stat().st_size
@@ -233,7 +234,7 @@ def test_a_bad_file_at_a_url_is_skipped_and_the_rest_imported(
     fs.pipe_file(f"/hostile/deep{SUFFIX}", b"[" * 200_000)
     fs.makedirs(f"/hostile/folder{SUFFIX}", exist_ok=True)
     fs.pipe_file(f"/hostile/folder{SUFFIX}/inner.json", b"{}")
-    monkeypatch.setattr(bundle_module, "MAX_BYTES", 300_000)  # the bound, lowered
+    monkeypatch.setattr(bundle_pull, "MAX_BYTES", 300_000)  # the bound, lowered
     fs.pipe_file(f"/hostile/big{SUFFIX}", b" " * 300_001)
     out, lines = pull(monkeypatch, capsys, "memory://hostile")
     assert "1 pulled, 0 already present, 3 skipped." in out

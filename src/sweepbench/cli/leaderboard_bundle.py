@@ -82,7 +82,7 @@ def pull_command(
     """Import run bundles (JSON only; validated, de-duplicated by run id, key-shaped ones
     refused); the runs show on the leaderboard as pulled."""
     from sweepbench.bench.storage import BenchStore
-    from sweepbench.leaderboard.bundle import pull
+    from sweepbench.leaderboard.bundle_pull import pull
     from sweepbench.store import Store
 
     source = source or _configured("pull")

@@ -17,7 +17,7 @@ from sweepbench.errors import DataError, UserError
 from sweepbench.leaderboard.board import Board, Catalogue, Filters, PriceMeasure, build_board
 from sweepbench.leaderboard.board import takeaway as takeaway_lines
 from sweepbench.leaderboard.bundle import is_url
-from sweepbench.leaderboard.bundle import pull as pull_bundles
+from sweepbench.leaderboard.bundle_pull import pull as pull_bundles
 from sweepbench.leaderboard.catalogue import elbench_catalogue, published_questions
 from sweepbench.leaderboard.compare import Comparison, Entry, Layout, View, compare
 from sweepbench.leaderboard.published import PublishedSnapshot, load_published
