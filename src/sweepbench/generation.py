@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from sweepbench.axes.cells import MAX_BUDGET, budget_in_range, clamp_budget
 from sweepbench.engine import Call, CallSpec, Executor, RetryPolicy
@@ -31,24 +31,37 @@ from sweepbench.errors import UserError
 from sweepbench.models.base import Event, Request, Result, TextDelta
 from sweepbench.models.registry import model_info
 from sweepbench.store import Store
+from sweepbench.toml_keys import refuse_unknown_settings
+
+
+class GenerationSettings(TypedDict, total=False):
+    """The settings of one generation, declared once (``None``: the model's default): the
+    command, :func:`generate` and :func:`agenerate` pass them whole."""
+
+    system: str | None
+    """A system prompt."""
+    max_tokens: int | None
+    """The output budget; above the model's limit it is lowered to it, with a note."""
+    effort: str | None
+    """``none, low, medium, high, xhigh, max``."""
+    temperature: float | None
+    response_format: dict[str, Any] | None
+    """A JSON schema the answer must follow."""
 
 
 def generation_request(
-    model: str,
-    prompt: str,
-    *,
-    system: str | None = None,
-    max_tokens: int | None = None,
-    effort: str | None = None,
-    temperature: float | None = None,
-    response_format: dict[str, Any] | None = None,
+    model: str, prompt: str, **settings: Unpack[GenerationSettings]
 ) -> tuple[Request, str | None]:
     """The request of one generation, and a note when its budget had to move to the model's
     limit (:func:`~sweepbench.axes.cells.clamp_budget`, the sweep plan's rule). A blank prompt,
     an unknown model (when a budget is given) or a budget outside 1 to ``MAX_BUDGET`` tokens is
     a UserError; the model's own check of the other settings comes with the call."""
+    refuse_unknown_settings(settings, GenerationSettings, "a generation")
     if not prompt.strip():
         raise UserError("the prompt is empty: give the text to send")
+    system, max_tokens = settings.get("system"), settings.get("max_tokens")
+    effort, temperature = settings.get("effort"), settings.get("temperature")
+    response_format = settings.get("response_format")
     budget, note = None, None
     if max_tokens is not None:
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int):
@@ -103,12 +116,8 @@ async def agenerate(
     model: str,
     prompt: str,
     *,
-    system: str | None = None,
-    max_tokens: int | None = None,
-    effort: str | None = None,
-    temperature: float | None = None,
-    response_format: dict[str, Any] | None = None,
     on_text: Callable[[str], object] | None = None,
+    **settings: Unpack[GenerationSettings],
 ) -> Result:
     """Ask ``model`` (``provider/model``) one prompt through the engine and return the result:
     priced and held in the ledger first, recorded as a ``calls`` row (role ``generate``),
@@ -124,39 +133,27 @@ async def agenerate(
     ``stop_reason == "error"`` (the call is recorded and settled). Raises UserError for an
     unknown model, a missing key or a setting the model cannot honour, and BudgetExceeded
     when a spending ceiling refuses the call's worst case; in both cases nothing is spent."""
-    request = _request(
-        model, prompt, system=system, max_tokens=max_tokens, effort=effort,
-        temperature=temperature, response_format=response_format,
-    )  # fmt: skip
-    return await _run(request, on_text)
+    return await _run(_request(model, prompt, **settings), on_text)
 
 
 def generate(
     model: str,
     prompt: str,
     *,
-    system: str | None = None,
-    max_tokens: int | None = None,
-    effort: str | None = None,
-    temperature: float | None = None,
-    response_format: dict[str, Any] | None = None,
     on_text: Callable[[str], object] | None = None,
+    **settings: Unpack[GenerationSettings],
 ) -> Result:
     """:func:`agenerate` for code without a running event loop."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        request = _request(
-            model, prompt, system=system, max_tokens=max_tokens, effort=effort,
-            temperature=temperature, response_format=response_format,
-        )  # fmt: skip
-        return asyncio.run(_run(request, on_text))
+        return asyncio.run(_run(_request(model, prompt, **settings), on_text))
     raise UserError(
         "an event loop is running here (Jupyter?): use `await sweepbench.agenerate(...)`"
     )
 
 
-def _request(model: str, prompt: str, **settings: Any) -> Request:
+def _request(model: str, prompt: str, **settings: Unpack[GenerationSettings]) -> Request:
     """:func:`generation_request`, its note a warning pointing at the caller of
     :func:`generate` or :func:`agenerate`."""
     request, note = generation_request(model, prompt, **settings)
@@ -174,4 +171,4 @@ async def _run(request: Request, on_text: Callable[[str], object] | None) -> Res
         return await Generation(store, request).run(show)
 
 
-__all__ = ["Generation", "agenerate", "generate", "generation_request"]
+__all__ = ["Generation", "GenerationSettings", "agenerate", "generate", "generation_request"]

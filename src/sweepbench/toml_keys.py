@@ -10,13 +10,15 @@ place silently unused. A *schema* says which names a table may hold:
 * :data:`ANY`: any names (a table of the user's own names, such as ``[keys]``).
 
 The message names the file, the line, the table, the unknown name and the nearest known one.
+Keyword settings given to the Python API (a sweep's, a generation's: each a ``TypedDict``) are
+refused the same way (:func:`refuse_unknown_settings`): a typo is never silently dropped.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Final, TypeAlias
 
 from sweepbench.errors import UserError
@@ -30,13 +32,30 @@ _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
 _KEY = re.compile(r"""^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*=""")
 
 
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the known name nearest ``name``; empty when none is near."""
+    nearest = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {nearest[0]!r}?)" if nearest else ""
+
+
+def refuse_unknown_settings(settings: Mapping[str, object], declared: type, what: str) -> None:
+    """A UserError naming the first of ``settings`` that ``declared`` (a ``TypedDict``) does not
+    declare, the nearest one and all of them; ``what`` names whose settings they are."""
+    known = sorted(declared.__annotations__)
+    for name in settings:
+        if name not in known:
+            raise UserError(
+                f"{what} has no setting {name!r}{did_you_mean(name, known)}; its settings are: "
+                f"{', '.join(known)}"
+            )
+
+
 def refuse_unknown_keys(data: Mapping[str, Any], schema: Schema, text: str, shown: str) -> None:
     """Raise a UserError for the first name in ``data`` that ``schema`` does not allow."""
     for path, name, known in _unknown(data, schema, ()):
         line = line_of(text, path, name)
         where = f"{shown}, line {line}" if line else shown
-        nearest = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-        hint = f" (did you mean {nearest[0]!r}?)" if nearest else ""
+        hint = did_you_mean(name, known)
         listed = ", ".join(sorted(known)) or "none"
         if path:
             table = ".".join(path)

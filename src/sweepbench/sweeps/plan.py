@@ -18,6 +18,7 @@ from sweepbench.models.base import GenerateSettings, Message, Request
 from sweepbench.models.providers import default_models, needs_key
 from sweepbench.models.registry import model_info, provider_status
 from sweepbench.settings import key_hint, provider_key, utf8_problem
+from sweepbench.toml_keys import refuse_unknown_settings
 
 if TYPE_CHECKING:
     from sweepbench.sweeps.judge import SweepJudge
@@ -140,7 +141,9 @@ class SweepSettings(TypedDict, total=False):
 def build_plan(
     prompt: str, axis: str, values: Sequence[str | int], **settings: Unpack[SweepSettings]
 ) -> Plan:
-    """Build the plan; never raises on user input (problems become refusals)."""
+    """Build the plan; never raises on user input (problems become refusals), except a
+    setting that is not one (a UserError naming it and the nearest)."""
+    refuse_unknown_settings(settings, SweepSettings, "a sweep")
     kind = settings.get("task") or settings.get("kind") or "text"
     model, effort = settings.get("model"), settings.get("effort")
     max_tokens, prompt_version = settings.get("max_tokens"), settings.get("prompt_version")
