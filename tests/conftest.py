@@ -47,6 +47,10 @@ def no_network() -> Iterator[None]:
     socket.socket.connect_ex = _real_connect_ex  # type: ignore[method-assign]
 
 
+UNREACHABLE_OPENROUTER = "http://127.0.0.1:9/api/v1"
+"""Where OpenRouter is in the tests that start no fake of it: a closed port."""
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh SWEEPBENCH_HOME per test; no provider keys or endpoints from the environment."""
@@ -59,8 +63,12 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             monkeypatch.delenv(variable, raising=False)
     # The bundled model samples (temperature 0.2); a fixed seed makes its answers repeatable.
     monkeypatch.setenv("SWEEPBENCH_LOCAL_SEED", "1234")
-    for provider in ("ANTHROPIC", "OPENAI", "OPENROUTER"):
+    for provider in ("ANTHROPIC", "OPENAI"):
         monkeypatch.delenv(f"SWEEPBENCH_{provider}_BASE_URL", raising=False)
+    # OpenRouter's catalogue is fetched when a price needs it: in this process the network
+    # switch refuses it; a command run as a child process is sent to a closed loopback port
+    # (refused at once), never to openrouter.ai. Tests with a fake server set their own.
+    monkeypatch.setenv("SWEEPBENCH_OPENROUTER_BASE_URL", UNREACHABLE_OPENROUTER)
     return home
 
 

@@ -8,6 +8,7 @@ from sweepbench.bench.plan import BenchPlan
 from sweepbench.bench.results import format_money
 from sweepbench.bench.resume import PreparedRun
 from sweepbench.bench.scoring.judge import JUDGE_HIGH_OUTPUT_TOKENS
+from sweepbench.money.prices import openrouter_price_line
 from sweepbench.roles import label, role_word
 
 
@@ -23,6 +24,9 @@ def estimate_lines(prepared: PreparedRun, *, surface: str = "cli") -> list[str]:
     lines.append(f"{len(plan.items):,} questions for {config.model}{done}.")
     lines.append(_grading_line(plan))
     lines.extend(_cost_lines(plan))
+    prices = openrouter_price_line(r.model for r in plan.roles)
+    if prices is not None:
+        lines.append(prices)
     lines.extend(_limit_lines(plan, surface))
     lines.append(_coverage_line(plan))
     lines.extend(plan.notes)

@@ -1,6 +1,6 @@
-"""A published model's price by its OpenRouter id: the product's own price look-up first
-(OpenRouter's catalogue when cached), then the ``genai-prices`` snapshot's OpenRouter table
-(works offline). None when neither knows it — never $0."""
+"""A published model's price by its OpenRouter id: the product's own price look-up
+(``money.prices.price_for``: OpenRouter's catalogue, then the ``genai-prices`` snapshot's
+OpenRouter table, offline). None when neither knows it — never $0."""
 
 from __future__ import annotations
 
@@ -21,21 +21,11 @@ def openrouter_price(openrouter_id: str) -> RowPrice | None:
         price = price_for(model_info(model_id(openrouter_id)))
     except SweepbenchError:
         price = None
-    if price is not None:
-        return RowPrice(
-            input_per_million=price.input,
-            output_per_million=price.output,
-            source=price.source,
-            date=price.date or None,
-        )
-    return _from_genai_prices(openrouter_id)
-
-
-def _from_genai_prices(openrouter_id: str) -> RowPrice | None:
-    from sweepbench.models.openrouter import snapshot_price
-
-    found = snapshot_price(openrouter_id)
-    if found is None:
+    if price is None:
         return None
-    per_in, per_out, source = found
-    return RowPrice(input_per_million=per_in, output_per_million=per_out, source=source, date=None)
+    return RowPrice(
+        input_per_million=price.input,
+        output_per_million=price.output,
+        source=price.source,
+        date=price.date or None,
+    )

@@ -1,7 +1,9 @@
 """OpenRouter: the Chat Completions adapter plus OpenRouter's own facts.
 
-* its model catalogue (``GET /api/v1/models``: prices, context, supported parameters), cached
-  on disk with a TTL and used from the cache when offline;
+* its model catalogue (``GET /api/v1/models``: prices, context, supported parameters; no key
+  needed), fetched when it is needed and the disk cache is missing or older than its TTL — with
+  a short timeout, and at most one failed attempt per process — and used from the (stale)
+  cache when OpenRouter cannot be reached;
 * the free key check (``GET /api/v1/key``: valid? credit left?);
 * the ``usage.cost`` it returns with every completion (the charged figure, preferred over our
   own estimate).
@@ -10,8 +12,10 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -110,6 +114,16 @@ def ttl_s() -> float:
     return OPENROUTER_TTL.value()
 
 
+FETCH_TIMEOUT_S = 5.0
+"""How long a catalogue fetch may take: a price look-up never waits long on the network."""
+
+_failed: dict[str, str] = {}
+"""The API roots whose catalogue fetch failed in this process, with why: not tried again."""
+_parsed: dict[tuple[str, int, int], tuple[float, dict[str, CatalogueEntry]]] = {}
+"""The cache file's fetch time and entries by (path, mtime_ns, size): read once per version."""
+_lock = threading.Lock()
+
+
 def _read_cache() -> tuple[float, dict[str, Any]] | None:
     path = cache_file()
     try:
@@ -119,21 +133,62 @@ def _read_cache() -> tuple[float, dict[str, Any]] | None:
         return None
 
 
-def catalogue(*, refresh: bool = False, offline: bool = False) -> dict[str, CatalogueEntry]:
-    """OpenRouter's catalogue: from the disk cache while fresh, else fetched (and cached).
-
-    When the fetch fails, a stale cache is used; with no cache either, the result is empty.
-    ``offline`` never touches the network."""
-    cached = _read_cache()
-    fresh = cached is not None and time.time() - cached[0] < ttl_s()
-    if cached is not None and (offline or (fresh and not refresh)):
-        return parse_catalogue(cached[1])
-    if offline:
-        return {}
+def _cached_entries() -> tuple[float, dict[str, CatalogueEntry]] | None:
+    """The cached catalogue's fetch time and entries, read and parsed once per version of the
+    file (a price look-up per call must not re-read a megabyte of JSON)."""
+    path = cache_file()
     try:
-        payload = _get_json("/models", key=None)
-    except ProviderError:
-        return parse_catalogue(cached[1]) if cached else {}
+        stat = path.stat()
+    except OSError:
+        return None
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    with _lock:
+        known = _parsed.get(key)
+    if known is not None:
+        return known
+    cached = _read_cache()
+    if cached is None:
+        return None
+    found = (cached[0], parse_catalogue(cached[1]))
+    with _lock:
+        _parsed.clear()
+        _parsed[key] = found
+    return found
+
+
+def fetched_at() -> datetime | None:
+    """When the cached catalogue was fetched (None: there is none)."""
+    cached = _cached_entries()
+    return None if cached is None else datetime.fromtimestamp(cached[0], UTC)
+
+
+def unreachable() -> str | None:
+    """Why OpenRouter's catalogue could not be fetched in this process (None: it was not
+    tried, or it was fetched)."""
+    return _failed.get(base_url())
+
+
+def catalogue(*, refresh: bool = False, offline: bool = False) -> dict[str, CatalogueEntry]:
+    """OpenRouter's catalogue: from the disk cache while fresh, else fetched (no key; within
+    :data:`FETCH_TIMEOUT_S`) and cached. When the fetch fails, the stale cache is used, with no
+    cache the result is empty, and this process does not try again (``refresh`` does).
+    ``offline`` never touches the network."""
+    cached = _cached_entries()
+    fresh = cached is not None and time.time() - cached[0] < ttl_s()
+    root = base_url()
+    if offline or (fresh and not refresh) or (root in _failed and not refresh):
+        return cached[1] if cached is not None else {}
+    try:
+        payload = _get_json("/models", key=None, timeout=FETCH_TIMEOUT_S)
+        if not isinstance(payload.get("data"), list):
+            raise ProviderError(
+                "OpenRouter's model list has no data", kind=ErrorKind.RETRYABLE,
+                provider="openrouter",
+            )  # fmt: skip
+    except ProviderError as exc:
+        _failed[root] = str(exc)
+        return cached[1] if cached is not None else {}
+    _failed.pop(root, None)
     path = cache_file()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
@@ -181,14 +236,14 @@ def check_key(key: str | None = None) -> KeyStatus:
     )
 
 
-def _get_json(path: str, *, key: str | None) -> dict[str, Any]:
+def _get_json(path: str, *, key: str | None, timeout: float = 15.0) -> dict[str, Any]:
     import httpx2
 
     from sweepbench.models.http_errors import classify, retry_after
 
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     try:
-        response = httpx2.get(base_url() + path, headers=headers, timeout=15.0)
+        response = httpx2.get(base_url() + path, headers=headers, timeout=timeout)
     except httpx2.HTTPError as exc:
         raise ProviderError(
             f"could not reach OpenRouter: {exc}", kind=ErrorKind.RETRYABLE, provider="openrouter"
@@ -229,7 +284,6 @@ def snapshot_price(name: str) -> tuple[Decimal, Decimal, str] | None:
     """An OpenRouter model's price per million input and output tokens from the
     ``genai-prices`` snapshot's OpenRouter table (offline, when no catalogue is cached), with
     its source label; None when the snapshot does not know it."""
-    from datetime import UTC, datetime
     from importlib.metadata import version
 
     from genai_prices import data_snapshot

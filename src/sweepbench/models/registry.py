@@ -119,7 +119,7 @@ def model_info(model_id: str) -> ModelInfo:
     if provider == "openrouter":
         from sweepbench.models.openrouter import catalogue
 
-        entry = catalogue(offline=True).get(name)
+        entry = catalogue().get(name)  # fetched when missing or stale (once a process)
         if entry is not None:
             return entry.info()
     return replace(info_from_table(provider, name, {}), known=False)
@@ -135,7 +135,8 @@ def resolve(model_id: str) -> Model:
 
 def listed_models(*, refresh: bool = False) -> list[ModelInfo]:
     """What ``sweepbench models`` shows: the catalogue, configured local files and endpoint
-    models, and OpenRouter's catalogue when it is cached (or ``refresh`` fetches it)."""
+    models, and OpenRouter's catalogue (fetched when missing or stale; ``refresh`` fetches it
+    now)."""
     from sweepbench.models.openrouter import catalogue
 
     infos = list(known_models().values())
@@ -150,6 +151,6 @@ def listed_models(*, refresh: bool = False) -> list[ModelInfo]:
         for name in endpoint.models:
             if f"{endpoint.name}/{name}" not in seen:
                 infos.append(info_from_table(endpoint.name, name, {}))
-    for entry in catalogue(refresh=refresh, offline=not refresh).values():
+    for entry in catalogue(refresh=refresh).values():
         infos.append(entry.info())
     return infos

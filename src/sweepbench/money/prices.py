@@ -14,6 +14,7 @@ amount held, still counts a $0 call against no ceiling.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
@@ -128,18 +129,68 @@ def _price_for(info: ModelInfo) -> Price | None:
     if how.pricing == "free":
         return Price(ZERO, ZERO, source=how.free_source)
     if how.pricing == "openrouter-catalogue":
-        from sweepbench.models.openrouter import cache_file, catalogue
-
-        entry = catalogue(offline=True).get(info.name)
-        if entry is None or entry.price_in is None or entry.price_out is None:
-            return None
-        path = cache_file()
-        fetched = datetime.fromtimestamp(path.stat().st_mtime, UTC).date().isoformat()
-        return Price(entry.price_in, entry.price_out, source="OpenRouter catalogue", date=fetched)
+        return _openrouter_price(info.name)
     if how.pricing == "genai-prices":
         return _from_genai_prices(info)
     # An OpenAI-compatible endpoint runs on the user's own hardware.
     return Price(ZERO, ZERO, source=OWN_SERVER)
+
+
+OPENROUTER_CATALOGUE = "OpenRouter catalogue"
+
+
+def _openrouter_price(name: str) -> Price | None:
+    """An OpenRouter model's price, from the first source that has it: OpenRouter's catalogue
+    (fetched when the cache is missing or stale; a stale one when OpenRouter cannot be
+    reached), then the ``genai-prices`` snapshot's OpenRouter table (offline). None when
+    neither lists it — never $0."""
+    from sweepbench.models.openrouter import catalogue, fetched_at, snapshot_price
+
+    entry = catalogue().get(name)
+    if entry is not None and entry.price_in is not None and entry.price_out is not None:
+        when = fetched_at()
+        date = "" if when is None else when.date().isoformat()
+        return Price(entry.price_in, entry.price_out, source=OPENROUTER_CATALOGUE, date=date)
+    snapshot = snapshot_price(name)
+    if snapshot is None:
+        return None
+    price_in, price_out, source = snapshot
+    return Price(price_in, price_out, source=source)
+
+
+def openrouter_price_line(models: Iterable[str]) -> str | None:
+    """Where the prices of the OpenRouter models among ``models`` came from, as an estimate
+    says it ("Prices from OpenRouter, fetched 01 Dec 2026 14:00 UTC." / "… from genai-prices
+    0.2.3 (OpenRouter could not be reached)."); None when none of them is an OpenRouter
+    model."""
+    from sweepbench.errors import SweepbenchError
+    from sweepbench.models.openrouter import NAME, fetched_at, unreachable
+    from sweepbench.models.registry import model_info
+
+    by_source: dict[str, list[str]] = {}
+    for model in dict.fromkeys(models):
+        if not model.startswith(f"{NAME}/"):
+            continue
+        try:
+            price = price_for(model_info(model))
+        except SweepbenchError:
+            continue
+        source = "no price listed" if price is None else price.source
+        by_source.setdefault(source, []).append(model)
+    if not by_source:
+        return None
+    away = " (OpenRouter could not be reached just now)" if unreachable() else ""
+
+    def where(source: str) -> str:
+        if source == OPENROUTER_CATALOGUE:
+            when = fetched_at()
+            return "from OpenRouter" + (f", fetched {when:%d %b %Y %H:%M} UTC" if when else "")
+        return "none listed" if source == "no price listed" else f"from {source}"
+
+    if len(by_source) == 1:
+        return f"Prices {where(next(iter(by_source)))}{away}."
+    parts = [f"{where(source)} for {', '.join(named)}" for source, named in by_source.items()]
+    return f"Prices: {'; '.join(parts)}{away}."
 
 
 @dataclass(frozen=True)
