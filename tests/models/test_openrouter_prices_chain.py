@@ -177,3 +177,22 @@ def test_nothing_listens_on_the_tests_openrouter() -> None:
     process never reaches openrouter.ai."""
     with socket.socket() as probe:
         assert probe.connect_ex(("127.0.0.1", 9)) != 0
+
+
+def test_the_decision_models_are_fetched_and_cached_as_their_own_listing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from sweepbench.models.openrouter import DECISIONS, decision_models
+    from tests.servers.openrouter import openrouter_model
+
+    verdict = openrouter_model("openrouter/judge-decider", name="A decision model")
+    with OpenRouterServer(decision_models=[verdict]) as server:
+        monkeypatch.setenv("SWEEPBENCH_OPENROUTER_BASE_URL", server.url + "/api/v1")
+        assert list(decision_models()) == ["openrouter/judge-decider"]
+        assert "openrouter/judge-decider" not in catalogue()  # not a chat model
+        asked = [r.query for r in server.requests if r.path.endswith("/models")]
+        assert {"output_modalities": "decisions"} in asked and {} in asked
+        decision_models()
+        assert server.models_fetches == 2  # each listing once, then from its cache
+    assert cache_file(DECISIONS).exists() and cache_file(DECISIONS) != cache_file()
+    assert list(decision_models()) == ["openrouter/judge-decider"]  # offline: the cache

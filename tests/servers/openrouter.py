@@ -1,6 +1,7 @@
 """A fake of OpenRouter (``openai.AsyncOpenAI(base_url=srv.url + "/api/v1")``).
 
-Routes: ``POST /api/v1/chat/completions``, ``GET /api/v1/models``, ``GET /api/v1/key``.
+Routes: ``POST /api/v1/chat/completions``, ``GET /api/v1/models`` (and
+``?output_modalities=decisions``), ``GET /api/v1/key``.
 
 Chat streams are the OpenAI ones (see :mod:`.openai`) with OpenRouter's differences:
 
@@ -127,10 +128,12 @@ class OpenRouterServer(OpenAIServer):
 
     ``OpenRouterServer(models=None, api_key="sk-or-v1-fake", key_info=None,
     provider_name="OpenAI", keepalives=2, usage_always=True, enforce_key=False,
-    default_reply=None)``: ``models`` is the ``/api/v1/models`` data (build entries with
-    :func:`openrouter_model`; default :data:`DEFAULT_MODELS`, the first supports
+    default_reply=None, decision_models=())``: ``models`` is the ``/api/v1/models`` data
+    (build entries with :func:`openrouter_model`; default :data:`DEFAULT_MODELS`, the first supports
     "reasoning"); ``api_key`` is the one key ``/api/v1/key`` accepts (chat and models check it
-    too only with ``enforce_key``); ``key_info`` overrides fields of :data:`DEFAULT_KEY_INFO`.
+    too only with ``enforce_key``); ``key_info`` overrides fields of :data:`DEFAULT_KEY_INFO`;
+    ``decision_models`` is what ``/api/v1/models?output_modalities=decisions`` lists (both
+    listings count in ``models_fetches``).
     """
 
     ERRORS: ClassVar[dict[int, tuple[str | None, str | int | None, str]]] = {
@@ -166,6 +169,7 @@ class OpenRouterServer(OpenAIServer):
         usage_always: bool = True,
         enforce_key: bool = False,
         default_reply: Reply | None = None,
+        decision_models: Sequence[dict[str, Any]] = (),
     ) -> None:
         super().__init__(
             models=list(models if models is not None else DEFAULT_MODELS),
@@ -177,6 +181,7 @@ class OpenRouterServer(OpenAIServer):
         self.provider_name = provider_name
         self.keepalives = keepalives
         self.usage_always = usage_always
+        self.decision_models = list(decision_models)
 
     # hooks -----------------------------------------------------------------------------------
 
@@ -192,6 +197,13 @@ class OpenRouterServer(OpenAIServer):
         if err.metadata is not None:
             error["metadata"] = err.metadata
         return {"error": error}
+
+    def models(self, ex: Exchange) -> None:
+        if ex.request.query.get("output_modalities") == "decisions":  # the decision models
+            ex.request.outcome = "completed"
+            ex.send_json(200, {"data": self.decision_models}, self.response_headers())
+            return
+        super().models(ex)
 
     def models_body(self) -> dict[str, Any]:
         return {"data": self.models_list}

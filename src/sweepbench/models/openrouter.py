@@ -103,9 +103,19 @@ def parse_catalogue(payload: dict[str, Any]) -> dict[str, CatalogueEntry]:
     return entries
 
 
-def cache_file() -> Path:
-    """Where the catalogue is cached."""
-    return home() / "cache" / "openrouter-models.json"
+CHAT = "chat"
+DECISIONS = "decisions"
+LISTINGS: dict[str, tuple[str, str]] = {
+    CHAT: ("/models", "openrouter-models.json"),
+    DECISIONS: ("/models?output_modalities=decisions", "openrouter-decision-models.json"),
+}
+"""Each listing of OpenRouter's catalogue: its path under the API root and its cache file —
+the chat models, and the decision models (verdict-only judges)."""
+
+
+def cache_file(listing: str = CHAT) -> Path:
+    """Where a listing of the catalogue is cached."""
+    return home() / "cache" / LISTINGS[listing][1]
 
 
 def ttl_s() -> float:
@@ -117,15 +127,14 @@ def ttl_s() -> float:
 FETCH_TIMEOUT_S = 5.0
 """How long a catalogue fetch may take: a price look-up never waits long on the network."""
 
-_failed: dict[str, str] = {}
-"""The API roots whose catalogue fetch failed in this process, with why: not tried again."""
+_failed: dict[tuple[str, str], str] = {}
+"""The (API root, listing) fetches that failed in this process, with why: not tried again."""
 _parsed: dict[tuple[str, int, int], tuple[float, dict[str, CatalogueEntry]]] = {}
-"""The cache file's fetch time and entries by (path, mtime_ns, size): read once per version."""
+"""Each cache file's fetch time and entries by (path, mtime_ns, size): read once per version."""
 _lock = threading.Lock()
 
 
-def _read_cache() -> tuple[float, dict[str, Any]] | None:
-    path = cache_file()
+def _read_cache(path: Path) -> tuple[float, dict[str, Any]] | None:
     try:
         data = json.loads(path.read_text("utf-8"))
         return float(data["fetched_at"]), dict(data["payload"])
@@ -133,10 +142,10 @@ def _read_cache() -> tuple[float, dict[str, Any]] | None:
         return None
 
 
-def _cached_entries() -> tuple[float, dict[str, CatalogueEntry]] | None:
-    """The cached catalogue's fetch time and entries, read and parsed once per version of the
-    file (a price look-up per call must not re-read a megabyte of JSON)."""
-    path = cache_file()
+def _cached_entries(listing: str) -> tuple[float, dict[str, CatalogueEntry]] | None:
+    """A cached listing's fetch time and entries, read and parsed once per version of its file
+    (a price look-up per call must not re-read a megabyte of JSON)."""
+    path = cache_file(listing)
     try:
         stat = path.stat()
     except OSError:
@@ -146,55 +155,65 @@ def _cached_entries() -> tuple[float, dict[str, CatalogueEntry]] | None:
         known = _parsed.get(key)
     if known is not None:
         return known
-    cached = _read_cache()
+    cached = _read_cache(path)
     if cached is None:
         return None
     found = (cached[0], parse_catalogue(cached[1]))
     with _lock:
-        _parsed.clear()
+        for old in [k for k in _parsed if k[0] == key[0]]:
+            del _parsed[old]
         _parsed[key] = found
     return found
 
 
-def fetched_at() -> datetime | None:
-    """When the cached catalogue was fetched (None: there is none)."""
-    cached = _cached_entries()
+def fetched_at(listing: str = CHAT) -> datetime | None:
+    """When a cached listing was fetched (None: there is none)."""
+    cached = _cached_entries(listing)
     return None if cached is None else datetime.fromtimestamp(cached[0], UTC)
 
 
-def unreachable() -> str | None:
-    """Why OpenRouter's catalogue could not be fetched in this process (None: it was not
-    tried, or it was fetched)."""
-    return _failed.get(base_url())
+def unreachable(listing: str = CHAT) -> str | None:
+    """Why a listing could not be fetched in this process (None: it was not tried, or it was
+    fetched)."""
+    return _failed.get((base_url(), listing))
 
 
-def catalogue(*, refresh: bool = False, offline: bool = False) -> dict[str, CatalogueEntry]:
-    """OpenRouter's catalogue: from the disk cache while fresh, else fetched (no key; within
-    :data:`FETCH_TIMEOUT_S`) and cached. When the fetch fails, the stale cache is used, with no
-    cache the result is empty, and this process does not try again (``refresh`` does).
-    ``offline`` never touches the network."""
-    cached = _cached_entries()
+def catalogue(
+    *, refresh: bool = False, offline: bool = False, listing: str = CHAT
+) -> dict[str, CatalogueEntry]:
+    """OpenRouter's catalogue (its chat models; ``listing=DECISIONS``: its decision models):
+    from the disk cache while fresh, else fetched (no key; within :data:`FETCH_TIMEOUT_S`) and
+    cached. When the fetch fails, the stale cache is used, with no cache the result is empty,
+    and this process does not try again (``refresh`` does). ``offline`` never touches the
+    network."""
+    cached = _cached_entries(listing)
     fresh = cached is not None and time.time() - cached[0] < ttl_s()
-    root = base_url()
-    if offline or (fresh and not refresh) or (root in _failed and not refresh):
+    tried = (base_url(), listing)
+    if offline or (fresh and not refresh) or (tried in _failed and not refresh):
         return cached[1] if cached is not None else {}
     try:
-        payload = _get_json("/models", key=None, timeout=FETCH_TIMEOUT_S)
+        payload = _get_json(LISTINGS[listing][0], key=None, timeout=FETCH_TIMEOUT_S)
         if not isinstance(payload.get("data"), list):
             raise ProviderError(
                 "OpenRouter's model list has no data", kind=ErrorKind.RETRYABLE,
                 provider="openrouter",
             )  # fmt: skip
     except ProviderError as exc:
-        _failed[root] = str(exc)
+        _failed[tried] = str(exc)
         return cached[1] if cached is not None else {}
-    _failed.pop(root, None)
-    path = cache_file()
+    _failed.pop(tried, None)
+    path = cache_file(listing)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps({"fetched_at": time.time(), "payload": payload}), "utf-8")
     tmp.replace(path)  # atomic: a reader never sees half a file
     return parse_catalogue(payload)
+
+
+def decision_models(*, refresh: bool = False) -> dict[str, CatalogueEntry]:
+    """OpenRouter's decision models (verdict-only judges), as :func:`catalogue` fetches and
+    caches them."""
+    return catalogue(refresh=refresh, listing=DECISIONS)
 
 
 @dataclass(frozen=True)
