@@ -169,3 +169,48 @@ def start_decision(
     if spends and not confirmed:
         return StartDecision("confirm", spend_up_to=spend_up_to)
     return StartDecision("ready")
+
+
+@dataclass(frozen=True)
+class KeyCheck:
+    """What OpenRouter's free key check said before a run that calls it: one sentence for the
+    user, and the reason the run is refused, if it is."""
+
+    said: str
+    refusal: str | None = None
+
+
+KEY_ACCEPTED = "Key accepted."
+KEY_REJECTED = "OpenRouter did not accept this API key. Check that it was copied in full."
+KEY_UNCHECKED = "Could not check the key just now; the run will tell you if it is rejected."
+
+
+def check_openrouter_key(models: Sequence[str], low_usd: Decimal | None) -> KeyCheck | None:
+    """Before a run whose models include an OpenRouter one (and a key is set): OpenRouter's
+    free key check (``/api/v1/key``; nothing is spent). A rejected key refuses the run, and so
+    does credit left below the run's lowest estimate (both figures said); a check that cannot
+    be made lets the run go on. None when no model is OpenRouter's or no key is set (the
+    plan already says so)."""
+    from sweepbench.errors import ProviderError
+    from sweepbench.models.openrouter import NAME, check_key
+    from sweepbench.settings import provider_key
+
+    if not any(m.startswith(f"{NAME}/") for m in models) or not provider_key(NAME):
+        return None
+    try:
+        status = check_key()
+    except ProviderError:
+        return KeyCheck(KEY_UNCHECKED)
+    if not status.valid:
+        return KeyCheck(KEY_REJECTED, refusal=KEY_REJECTED)
+    left = status.limit_remaining
+    if left is None:
+        return KeyCheck(f"{KEY_ACCEPTED} This key has no credit limit of its own.")
+    said = f"{KEY_ACCEPTED} This key has {format_money(left)} of credit left."
+    if low_usd is not None and left < low_usd:
+        return KeyCheck(
+            said,
+            refusal=f"this key has {format_money(left)} of credit left, less than the run's "
+            f"lowest estimate ({format_money(low_usd)}); add credit or narrow the run",
+        )
+    return KeyCheck(said)

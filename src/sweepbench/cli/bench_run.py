@@ -100,7 +100,14 @@ def run_command(
     every finished answer. Exit codes: 0 finished; 1 paused, stopped or finished with errors;
     2 refused."""
     from sweepbench.bench.run_liveness import run_is_live
-    from sweepbench.bench.start import load, prepare, start_check
+    from sweepbench.bench.start import (
+        KEY_REJECTED,
+        StartDecision,
+        check_openrouter_key,
+        load,
+        prepare,
+        start_check,
+    )
     from sweepbench.bench.storage import BenchStore
     from sweepbench.store import Store
 
@@ -133,6 +140,11 @@ def run_command(
             if prepared.previous is not None:
                 show_run(store, prepared.previous.id, as_json=as_json, benchmark=benchmark)
             return
+        key = check_openrouter_key(list(plan.config.models.values()), plan.low)
+        if key is not None:
+            err.print(key.said, markup=False, highlight=False)
+            if key.refusal is not None:
+                refuse(StartDecision("refused", reasons=(key.refusal,)), {KEY_REJECTED})
         confirm_spending(decision, noun="run", question="Spend up to {high}?")
         from sweepbench.bench.run import BenchRunner  # only now: a finished run needs none
         from sweepbench.settings import scrub
