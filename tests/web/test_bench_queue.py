@@ -20,6 +20,7 @@ from sweepbench.web.bench_form import build_request, controls_from_run
 from sweepbench.web.bench_page import start_from_page
 from sweepbench.web.bench_run_host import BenchRunHost, host_for, max_hosted_runs
 from sweepbench.web.context import WebContext
+from tests.bench.gate_helpers import gated, open_gate
 from tests.web.browser import TIMEOUT_MS, TIMEOUT_S, RecordedPage, serve
 
 SLOW = "scripted/guess?ttft=0.2"
@@ -94,13 +95,15 @@ def _second_visitor(page: RecordedPage, app: App, model: str, key: str = "") -> 
 
 
 def test_a_second_run_waits_in_the_queue_then_runs(page: RecordedPage, app: App) -> None:
-    first = _start(app, _values(SLOW, **{"bp-max-items": "20"}))
+    gate = f"queue-{uuid.uuid4().hex[:8]}"  # the first run holds until the queue is seen
+    first = _start(app, _values(gated(SLOW, gate), **{"bp-max-items": "20"}))
     _second_visitor(page, app, QUICK)
     _status(page, "queued")
     assert page.inner_text("#bp-queued") == "Queued: 1 run ahead of yours."
     assert not page.is_disabled("#bp-stop")
     runs = BenchStore(app.store)
     assert [r.id for r in runs.runs()] == [first]  # the queued run is not recorded yet
+    open_gate(gate)
     deadline = time.monotonic() + TIMEOUT_S
     while len(runs.runs()) < 2 and time.monotonic() < deadline:
         time.sleep(0.02)
