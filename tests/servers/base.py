@@ -192,6 +192,11 @@ class FakeServer:
     routes: ClassVar[dict[tuple[str, str], str]] = {}
     """(method, path) -> name of the method that answers it."""
 
+    def route(self, method: str, path: str) -> str | None:
+        """The name of the method that answers ``method path`` (None: no route); a fake with
+        paths that carry values (``/models/{author}/{slug}/endpoints``) overrides it."""
+        return self.routes.get((method, path))
+
     def __init__(
         self,
         *,
@@ -432,7 +437,7 @@ class FakeServer:
         req = self._record(handler)
         ex = Exchange(self, handler, req)
         try:
-            name = self.routes.get((req.method, req.path.rstrip("/")))
+            name = self.route(req.method, req.path.rstrip("/"))
             if name in ("models", "key"):
                 with self._lock:
                     if name == "models":

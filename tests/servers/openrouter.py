@@ -1,7 +1,9 @@
 """A fake of OpenRouter (``openai.AsyncOpenAI(base_url=srv.url + "/api/v1")``).
 
 Routes: ``POST /api/v1/chat/completions``, ``GET /api/v1/models`` (and
-``?output_modalities=decisions``), ``GET /api/v1/key``.
+``?output_modalities=decisions``), ``GET /api/v1/models/{author}/{slug}/endpoints`` (the
+model's hosts: ``endpoints``, by model id; a listed model not in it has one host, of unstated
+precision, at its listed price; an unlisted one is a 404), ``GET /api/v1/key``.
 
 Chat streams are the OpenAI ones (see :mod:`.openai`) with OpenRouter's differences:
 
@@ -83,6 +85,34 @@ def openrouter_model(
     }
 
 
+def openrouter_endpoint(
+    provider_name: str,
+    *,
+    quantization: str | None = "unknown",
+    prompt: str = "0.000001",
+    completion: str = "0.000004",
+    tag: str | None = None,
+) -> dict[str, Any]:
+    """One host of a model, as ``/api/v1/models/{author}/{slug}/endpoints`` lists it (prices
+    in USD per token)."""
+    slug = provider_name.lower().replace(" ", "-")
+    return {
+        "name": f"{provider_name} | model",
+        "model_name": "model",
+        "context_length": 128_000,
+        "pricing": {"prompt": prompt, "completion": completion, "request": "0", "image": "0"},
+        "provider_name": provider_name,
+        "tag": tag or (f"{slug}/{quantization}" if quantization not in (None, "unknown") else slug),
+        "quantization": quantization,
+        "max_completion_tokens": 16_384,
+        "max_prompt_tokens": None,
+        "supported_parameters": ["max_tokens", "temperature"],
+        "status": 0,
+        "uptime_last_30m": 99.5,
+        "supports_implicit_caching": False,
+    }
+
+
 DEFAULT_MODELS: tuple[dict[str, Any], ...] = (
     openrouter_model(
         "openai/gpt-5.6-luna",
@@ -133,7 +163,8 @@ class OpenRouterServer(OpenAIServer):
     "reasoning"); ``api_key`` is the one key ``/api/v1/key`` accepts (chat and models check it
     too only with ``enforce_key``); ``key_info`` overrides fields of :data:`DEFAULT_KEY_INFO`;
     ``decision_models`` is what ``/api/v1/models?output_modalities=decisions`` lists (both
-    listings count in ``models_fetches``).
+    listings count in ``models_fetches``); ``endpoints`` the hosts of models by id (build them
+    with :func:`openrouter_endpoint`; ``endpoints_fetches`` counts the look-ups by model).
     """
 
     ERRORS: ClassVar[dict[int, tuple[str | None, str | int | None, str]]] = {
@@ -170,6 +201,7 @@ class OpenRouterServer(OpenAIServer):
         enforce_key: bool = False,
         default_reply: Reply | None = None,
         decision_models: Sequence[dict[str, Any]] = (),
+        endpoints: dict[str, list[dict[str, Any]]] | None = None,
     ) -> None:
         super().__init__(
             models=list(models if models is not None else DEFAULT_MODELS),
@@ -182,8 +214,16 @@ class OpenRouterServer(OpenAIServer):
         self.keepalives = keepalives
         self.usage_always = usage_always
         self.decision_models = list(decision_models)
+        self.endpoints = dict(endpoints or {})
+        self.endpoints_fetches: dict[str, int] = {}
 
     # hooks -----------------------------------------------------------------------------------
+
+    def route(self, method: str, path: str) -> str | None:
+        prefix, suffix = "/api/v1/models/", "/endpoints"
+        if method == "GET" and path.startswith(prefix) and path.endswith(suffix):
+            return "model_endpoints"
+        return super().route(method, path)
 
     def response_headers(self) -> dict[str, str]:
         return {"x-generation-id": new_id("gen-")}
@@ -251,6 +291,29 @@ class OpenRouterServer(OpenAIServer):
         return float(cost)
 
     # routes ----------------------------------------------------------------------------------
+
+    def model_endpoints(self, ex: Exchange) -> None:
+        model = ex.request.path[len("/api/v1/models/") : -len("/endpoints")]
+        with self._lock:
+            self.endpoints_fetches[model] = self.endpoints_fetches.get(model, 0) + 1
+        script = self.next_script("endpoints")
+        if isinstance(script, HttpError):
+            return self.send_error(ex, script)
+        hosts = self.endpoints.get(model)
+        if hosts is None:
+            entry = next((m for m in self.models_list if m.get("id") == model), None)
+            if entry is None:
+                return self.send_error(ex, HttpError(404))
+            pricing = entry.get("pricing", {})
+            hosts = [
+                openrouter_endpoint(
+                    self.provider_name, prompt=pricing.get("prompt", "0"),
+                    completion=pricing.get("completion", "0"),
+                )
+            ]  # fmt: skip
+        ex.request.outcome = "completed"
+        body = {"data": {"id": model, "name": model, "endpoints": hosts}}
+        ex.send_json(200, body, self.response_headers())
 
     def key(self, ex: Exchange) -> None:
         script = self.next_script("key")

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 Chunks = str | Sequence[str]
 """Text as one string (split into word-sized chunks, leading space kept) or explicit chunks."""
-Route = Literal["generate", "models", "key"]
+Route = Literal["generate", "models", "key", "endpoints"]
 Outcome = Literal["pending", "completed", "http_error", "dropped", "failed", "disconnected", "raw"]
 
 

@@ -38,7 +38,8 @@ from sweepbench.bench.selection import (
 )
 from sweepbench.errors import UserError
 from sweepbench.models.catalog import ModelInfo
-from sweepbench.models.registry import model_info, provider_status
+from sweepbench.models.registry import model_info, provider_status, route_problem, routed
+from sweepbench.models.routes import Route, RoutePolicy
 from sweepbench.models.tokens import tokens_in
 from sweepbench.money.prices import Price, price_for
 from sweepbench.roles import Role, label, role_word
@@ -135,6 +136,20 @@ class BenchPlan(Totals):
     dialogues: tuple[Mapping[str, object], ...] = ()
     """How each selected teaching task's dialogues are played and scored (turns, each role's
     call settings, evaluation attempts, pass mark): the estimate's technical details."""
+    routes: Mapping[str, Route] = field(default_factory=dict)
+    """The route of each role whose model has one (OpenRouter's: which host answers)."""
+
+    @property
+    def hosts_lines(self) -> list[str]:
+        """The estimate's Hosts lines: each routed model's route in words, once per model."""
+        said: dict[str, str] = {}
+        for role, route in self.routes.items():
+            said.setdefault(self.config.models[role], route.describe())
+        return [f"Hosts of {model}: {text}." for model, text in said.items()]
+
+    def hosts_json(self) -> dict[str, object]:
+        """The routes as the run's settings keep them, by role."""
+        return {role: route.as_json() for role, route in self.routes.items()}
 
     def role(self, name: str) -> RoleCost | None:
         """One role's figures, if the run has that role."""
@@ -166,17 +181,23 @@ def sum_estimates(values: Iterable[Decimal | None]) -> Decimal | None:
     return total
 
 
-def _info(model_id: str, errors: list[str], role: str, blocked: list[str]) -> ModelInfo | None:
-    """The model's facts; an unknown model is an error, one that cannot be called here now
-    (no key, no llama.cpp bindings) only blocks running it: it is still priced."""
+def _info(
+    model_id: str, errors: list[str], role: str, blocked: list[str], route: RoutePolicy
+) -> ModelInfo | None:
+    """The model's facts, with the route its calls take (:func:`routed`); an unknown model is
+    an error, one that cannot be called here now (no key, no llama.cpp bindings, hosts that
+    could not be read for its route) only blocks running it: it is still priced."""
     try:
-        info = model_info(model_id)
+        info = routed(model_info(model_id), route)
     except UserError as exc:
         errors.append(f"{role_word(role)}: {exc}")
         return None
     status = provider_status(info.provider)
     if not status.available:
         blocked.append(f"{role_word(role)} {model_id} cannot be called: {status.reason}")
+    problem = route_problem(info)
+    if problem is not None:
+        blocked.append(f"{role_word(role)} {problem}")
     return info
 
 
@@ -293,12 +314,13 @@ def choose(benchmark: Benchmark, request: BenchRequest) -> Choice:
             )
     if not items and not errors:
         errors.append("nothing selected: no task has items after the filters")
-    target_info = _info(model, errors, "target", blocked)
+    route = request.route
+    target_info = _info(model, errors, "target", blocked, route)
     applied_effort = _effort(target_info, request.effort, errors)
     needs_judge = {t.id for t in tasks if t.needs_judge}
     judge_info: ModelInfo | None = None
     if judge is not None and needs_judge:  # a judge no task needs is not checked, nor used
-        judge_info = _info(judge, errors, "judge", blocked)
+        judge_info = _info(judge, errors, "judge", blocked, route)
         if judge == model:
             notes.append(f"The judge is the model under test: {model} grades its own answers.")
     if max_tokens is not None and max_tokens < 1:
@@ -324,7 +346,7 @@ def choose(benchmark: Benchmark, request: BenchRequest) -> Choice:
     if talks.needs_student and (student or judge):
         models["student"] = student or judge or ""
         student_info = (
-            _info(models["student"], errors, "student", blocked) if student else judge_info
+            _info(models["student"], errors, "student", blocked, route) if student else judge_info
         )
     version_name = benchmark.prompt_version if version is None else version.name
     config = RunConfig(
@@ -351,6 +373,9 @@ def choose(benchmark: Benchmark, request: BenchRequest) -> Choice:
         effort=applied_effort,
         temperature=temperature,
         repeats=repeats,
+        routes=_hashed_routes(
+            {"target": target_info, "judge": judge_info, "student": student_info}, models
+        ),
     )
     return Choice(
         benchmark=benchmark, selection=selection, limits=limits, config=config,
@@ -359,6 +384,30 @@ def choose(benchmark: Benchmark, request: BenchRequest) -> Choice:
         student_info=student_info, errors=tuple(errors), blocked=tuple(blocked),
         notes=tuple(notes),
     )  # fmt: skip
+
+
+def _hashed_routes(
+    infos: Mapping[str, ModelInfo | None], models: Mapping[str, str]
+) -> dict[str, str]:
+    """What of each bound role's route changes its answers (:meth:`Route.hashed`), by role."""
+    routes: dict[str, str] = {}
+    for role, info in infos.items():
+        if role in models and info is not None and info.route is not None:
+            hashed = info.route.hashed()
+            if hashed is not None:
+                routes[role] = hashed
+    return routes
+
+
+def _routes(chosen: Choice) -> dict[str, Route]:
+    """The route of each role whose model has one (OpenRouter models)."""
+    infos = {"target": chosen.target_info, "judge": chosen.judge_info}
+    infos["student"] = chosen.student_info
+    return {
+        role: info.route
+        for role, info in infos.items()
+        if role in chosen.config.models and info is not None and info.route is not None
+    }
 
 
 def build_plan(
@@ -499,6 +548,7 @@ def build_plan(
         counts=dict(counts),
         selected_keys=tuple(i.key for i in items),
         dialogues=talks.settings,
+        routes=_routes(chosen),
     )
 
 

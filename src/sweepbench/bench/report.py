@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -156,6 +156,7 @@ class RunReport:
             )
         if self.run.judge:
             lines.append(f"Judged answers were graded by {self.run.judge}.")
+        lines.extend(hosts_lines(self.run.settings))
         if self.run.settings.get("config", {}).get("rule_scoring"):
             lines.append(
                 "Rule-scored: tasks with a fixed-rule fallback were scored by it instead of a "
@@ -192,7 +193,35 @@ class RunReport:
                                "score": t.score, "mean_score": t.mean_score,
                                "pass_rate": t.pass_rate, "ci95": t.ci95} for t in s.tasks},
             "note": self.note,
+            "hosts": hosts_described(self.run.settings),
         }  # fmt: skip
+
+
+def hosts_described(settings: Mapping[str, Any]) -> dict[str, str]:
+    """Each routed role's route in words, as a run's settings keep it (``hosts``: which
+    OpenRouter host answered), by role."""
+    hosts = settings.get("hosts")
+    if not isinstance(hosts, Mapping):
+        return {}
+    return {
+        str(role): str(route["described"])
+        for role, route in hosts.items()
+        if isinstance(route, Mapping) and route.get("described")
+    }
+
+
+def hosts_lines(settings: Mapping[str, Any]) -> list[str]:
+    """The Hosts lines of a stored run ("Hosts of openrouter/x (model under test): fp8 on
+    …"), once per model."""
+    config = settings.get("config") if isinstance(settings.get("config"), Mapping) else {}
+    models = dict(config.get("models") or {}) if isinstance(config, Mapping) else {}
+    if isinstance(config, Mapping):
+        models.setdefault("target", config.get("model"))
+        models.setdefault("judge", config.get("judge"))
+    said: dict[str, str] = {}
+    for role, text in hosts_described(settings).items():
+        said.setdefault(str(models.get(role) or role), text)
+    return [f"Hosts of {model}: {text}." for model, text in said.items()]
 
 
 def load_report(

@@ -19,6 +19,7 @@ from sweepbench.bench.run_config import Limits, Selection
 from sweepbench.bench.scoring.versions import DEFAULT_SCORING_VERSION, ScoringVersion
 from sweepbench.bench.sources.registry import find
 from sweepbench.errors import UserError
+from sweepbench.models.routes import DEFAULT_ROUTE, RoutePolicy, parse_policy
 from sweepbench.money.ceilings import parse_usd_amount
 from sweepbench.roles import BENCH_ROLES, Role, label, parse_role
 
@@ -152,6 +153,9 @@ class BenchRequest(BaseModel):
     """One of the benchmark's declared prompt versions (None: its own prompts)."""
     decision_judge: bool = False
     """A verdict-only judge: cheaper, no reasons."""
+    route: RoutePolicy = DEFAULT_ROUTE
+    """How OpenRouter models' calls are routed among their hosts (``--route``;
+    :mod:`sweepbench.models.routes`)."""
     edu_scoring: Literal["judge", "rule"] = "judge"
     """``rule``: judged tasks that have a fixed-rule scorer are scored by it instead."""
     scoring: ScoringVersion = DEFAULT_SCORING_VERSION
@@ -206,6 +210,11 @@ class BenchRequest(BaseModel):
         if choice not in ("judge", "rule"):
             raise ValueError(f"judge or rule, not {value!r}")
         return choice
+
+    @field_validator("route", mode="before")
+    @classmethod
+    def _route(cls, value: object) -> object:
+        return parse_policy(value) if isinstance(value, str) else value
 
     @field_validator("concurrency")
     @classmethod

@@ -60,6 +60,7 @@ from sweepbench.engine.ratelimit import RateLimits
 from sweepbench.engine.retry import RetryPolicy
 from sweepbench.errors import UserError
 from sweepbench.models.base import GenerateSettings, Request, Result
+from sweepbench.models.routes import DEFAULT_ROUTE, RoutePolicy
 from sweepbench.money.ledger import Ledger, SpendRefused
 from sweepbench.roles import Role, label
 from sweepbench.store import Store
@@ -100,7 +101,8 @@ class BenchRunner(ItemAnswering, SessionRecording):
         return cls(
             prepared, store, concurrency=request.concurrency,
             accept_unpriced=request.accept_unpriced,
-            rate_limits=RateLimits(rpm=request.rpm, tpm=request.tpm), **options,
+            rate_limits=RateLimits(rpm=request.rpm, tpm=request.tpm), route=request.route,
+            **options,
         )  # fmt: skip
 
     def __init__(
@@ -120,13 +122,15 @@ class BenchRunner(ItemAnswering, SessionRecording):
         shared: bool = False,
         claim_batch: int = CLAIM_BATCH,
         on_started: Callable[[str], None] | None = None,
+        route: RoutePolicy = DEFAULT_ROUTE,
     ) -> None:
         """``call_limits``: per-provider concurrency and rate limits shared with other runs
         (the settings of a benchmark sweep); ``sweep_id``: the sweep this run is a setting of,
         kept in its settings; ``shared``: the run's items are claimed in the store in batches of
         ``claim_batch`` (:mod:`.claims`), so other processes may work on the same run at once
         (``--workers``; a live shared run with these settings is joined); ``on_started(run_id)``
-        is called once the run is recorded and its items queued (to start more workers)."""
+        is called once the run is recorded and its items queued (to start more workers);
+        ``route``: how OpenRouter models' calls are routed among their hosts."""
         plan = prepared.plan
         if not plan.ok:
             problems = (*plan.errors, *plan.blocked, *plan.limit_problems)
@@ -157,6 +161,7 @@ class BenchRunner(ItemAnswering, SessionRecording):
             limits=call_limits
             if call_limits is not None or not shared
             else CallLimits(concurrency, rate_limits, shared_in=store.engine),
+            route=route,
         )  # a shared run's rate limits hold for all its workers together
         self.sweep_id = sweep_id
         self.shared = shared

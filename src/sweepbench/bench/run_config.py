@@ -133,6 +133,10 @@ class RunConfig:
     """The temperature of the model under test's answers (None: the model's default)."""
     repeats: int = 1
     """How many times each item is asked (``--repeats``)."""
+    routes: Mapping[str, str] = field(default_factory=dict)
+    """What of each OpenRouter model's route changes its answers (the precision its calls are
+    kept to, or ``cheapest``: :meth:`sweepbench.models.routes.Route.hashed`), by role; hashed
+    only when a role has one, so older runs and unrouted ones keep their hash."""
 
     def __post_init__(self) -> None:
         models = bench_roles(self.models, "models")
@@ -182,6 +186,8 @@ class RunConfig:
             data["repeats"] = self.repeats
         if set(self.models) - set(HASHED_AS_FIELDS):
             data["models"] = dict(sorted(self.models.items()))
+        if self.routes:
+            data["routes"] = dict(sorted(self.routes.items()))
         return data
 
     @property

@@ -67,6 +67,8 @@ class SessionRecording:
             "catalogue": catalogue_json(plan.benchmark),
             "worker": this_worker(),
         }  # fmt: skip
+        if plan.routes:  # which host answers each OpenRouter model (bench show, the bundle)
+            settings["hosts"] = plan.hosts_json()
         request = self.prepared.request
         if request is not None:  # asked again from here: bench.request.request_from_run
             settings["request"] = request.stored()

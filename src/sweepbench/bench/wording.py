@@ -24,9 +24,13 @@ def estimate_lines(prepared: PreparedRun, *, surface: str = "cli") -> list[str]:
     lines.append(f"{len(plan.items):,} questions for {config.model}{done}.")
     lines.append(_grading_line(plan))
     lines.extend(_cost_lines(plan))
-    prices = openrouter_price_line(r.model for r in plan.roles)
+    policies = {route.policy for route in plan.routes.values()}
+    prices = openrouter_price_line(
+        (r.model for r in plan.roles), route=next(iter(policies)) if policies else None
+    )
     if prices is not None:
         lines.append(prices)
+    lines.extend(plan.hosts_lines)
     lines.extend(_limit_lines(plan, surface))
     lines.append(_coverage_line(plan))
     lines.extend(plan.notes)

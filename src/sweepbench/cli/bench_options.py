@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from sweepbench.bench.resume import PreparedRun
     from sweepbench.bench.start import StartDecision
 from sweepbench.bench.defaults import DEFAULT_CONCURRENCY
+from sweepbench.models.routes import DEFAULT_ROUTE, POLICY_HELP
 from sweepbench.roles import BENCH_ROLES, Role
 
 err = Console(stderr=True)
@@ -43,6 +44,7 @@ StudentOpt = Annotated[
 DecisionOpt = Annotated[
     bool, typer.Option("--decision-judge", help="Verdict-only judge: cheaper, no reasons.")
 ]
+RouteOpt = Annotated[str, typer.Option("--route", help=f"OpenRouter hosts: {POLICY_HELP}.")]
 PresetOpt = Annotated[str, typer.Option("--preset", help="quick, auto-checked or full.")]
 ScopeOpt = Annotated[
     str, typer.Option("--scope", help="core, or paper (include region-specific sets).")
@@ -137,6 +139,7 @@ class RunOptions:
     judge: JudgeOpt = None
     student: StudentOpt = None
     decision_judge: DecisionOpt = False
+    route: RouteOpt = DEFAULT_ROUTE
     preset: PresetOpt = "full"
     scope: ScopeOpt = "core"
     areas: AreasOpt = None

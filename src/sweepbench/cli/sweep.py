@@ -19,9 +19,11 @@ from rich.table import Table
 from rich.text import Text
 
 from sweepbench.axes import AXES, AXIS_WORDS
+from sweepbench.cli.bench_options import RouteOpt
 from sweepbench.cli.validate import check_prompt, read_budget
 from sweepbench.engine.signals import stop_on_signals
 from sweepbench.errors import BudgetExceeded, UserError
+from sweepbench.models.routes import DEFAULT_ROUTE
 from sweepbench.money.ceilings import parse_usd_amount
 from sweepbench.money.ledger import Ledger
 from sweepbench.money.prices import format_usd
@@ -229,6 +231,7 @@ def sweep_command(
         str | None,
         typer.Option("--limit-judge", help="The most the grading may spend (USD)."),
     ] = None,
+    route: RouteOpt = DEFAULT_ROUTE,
 ) -> None:
     """Run one prompt under several settings at once, priced before anything is spent.
 
@@ -253,6 +256,7 @@ def sweep_command(
         judge=judge,
         rubric=rubric,
         reference=reference,
+        route=route,
     )
     blocking = plan.blocking(spending=not estimate_only)
     if blocking:  # only the refusal: no estimate of a plan that cannot run

@@ -40,6 +40,7 @@ from sweepbench.models.base import (
     TextDelta,
 )
 from sweepbench.models.registry import resolve
+from sweepbench.models.routes import DEFAULT_ROUTE, RoutePolicy
 from sweepbench.models.tokens import prompt_token_bound
 from sweepbench.money.ledger import Ledger
 from sweepbench.money.prices import MILLION, Price, call_cost, price_for
@@ -238,10 +239,13 @@ class Executor:
         timeout_s: float = DEFAULT_TIMEOUT_S,
         seed: int | None = None,
         limits: CallLimits | None = None,
+        route: RoutePolicy = DEFAULT_ROUTE,
     ) -> None:
         """``limits``: concurrency and rate limits shared with other executors (a benchmark
         sweep's settings share one set per provider); None makes this executor its own from
-        ``concurrency`` and ``rate_limits``."""
+        ``concurrency`` and ``rate_limits``. ``route``: how OpenRouter models' calls are routed
+        among their hosts (:mod:`sweepbench.models.routes`)."""
+        self.route = route
         self.store = store
         self.ledger = ledger if ledger is not None else Ledger(store)
         self.holds: Holds = holds if holds is not None else PerCallHolds(self.ledger)
@@ -252,6 +256,7 @@ class Executor:
         self._rng = random.Random(seed)
         self._models: dict[str, Model] = {}
         self._prices: dict[str, Price | None] = {}
+        self._held: dict[str, Price | None] = {}
         self._secrets = secret_values()
         self._settings_json: dict[int, tuple[object, dict[str, Any]]] = {}
         self._checked: dict[tuple[str, int], object] = {}
@@ -264,7 +269,7 @@ class Executor:
         """The adapter of ``model_id`` (resolved once). UserError for an unknown id."""
         model = self._models.get(model_id)
         if model is None:
-            model = self._models[model_id] = resolve(model_id)
+            model = self._models[model_id] = resolve(model_id, route=self.route)
         return model
 
     def price(self, model: Model) -> Price | None:
@@ -275,6 +280,17 @@ class Executor:
         except KeyError:
             price = self._prices[model_id] = price_for(model.info)
             return price
+
+    def held_price(self, model: Model) -> Price | None:
+        """The price the model's calls are held at: a routed call's dearest host
+        (:meth:`Price.held`)."""
+        model_id = model.id
+        try:
+            return self._held[model_id]
+        except KeyError:
+            price = self.price(model)
+            held = self._held[model_id] = None if price is None else price.held()
+            return held
 
     def _check(self, model: Model, request: Request) -> None:
         """``model.check`` once per (model, settings object): a benchmark's thousands of calls
@@ -291,7 +307,7 @@ class Executor:
         no price on file)."""
         bound = prompt_token_bound(m.content for m in request.messages)
         max_tokens = model.max_tokens(request)
-        price = self.price(model)
+        price = self.held_price(model)
         if price is None:
             return bound, max_tokens, None
         key = (model.id, bound, max_tokens)  # prompts of one length share their worst case
@@ -383,7 +399,7 @@ class Executor:
     ) -> Decimal | None:
         """The least this call may hold, cut at its hold (``engine/cut.py``); None when it must
         hold its whole worst case (no price, a small budget, output that may not stream)."""
-        price = self.price(model)
+        price = self.held_price(model)
         if not worst or price is None:
             return None
         effort = model.info.resolve_effort(request.settings.effort, strict=False)
@@ -426,7 +442,7 @@ class Executor:
                 if hold.holds_money:
                     self.holds.attach(hold, call_id)
                 can_pay = None
-                if hold.cap_usd is not None and (price := self.price(model)) is not None:
+                if hold.cap_usd is not None and (price := self.held_price(model)) is not None:
                     can_pay = cut.affordable(hold.cap_usd, bound, price)
                 in_flight = await self._stream(
                     model, request, call_id, result, deadline_s, on_event, can_pay,
@@ -554,7 +570,7 @@ class Executor:
         price = self.price(model)
         problem = impossible_usage(usage, prompt_bound=bound, max_tokens=max_tokens)
         if problem is None and usage.cost_usd is not None and price is not None:
-            problem = implausible_cost(usage.cost_usd, price.cost(usage))
+            problem = implausible_cost(usage.cost_usd, price.held().cost(usage))
         if problem is not None:
             result.stop_reason = "error"
             result.error = ProviderError(

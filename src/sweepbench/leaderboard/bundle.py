@@ -17,11 +17,12 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sweepbench.bench.record import RunRecord, ScoreRecord, UtcTime, config_hash
+from sweepbench.bench.report import hosts_described
 from sweepbench.bench.storage import BenchStore
 from sweepbench.errors import UserError
 from sweepbench.leaderboard.bundle_checks import trust_problem
@@ -97,6 +98,11 @@ class RunBundle(_Part):
     catalogue: list[BundleArea] = Field(default_factory=list)
     """The run's areas and tasks as stored with it: what its scores are recomputed with, and
     what lets ``bench show`` read a pulled run."""
+    hosts: dict[str, Annotated[str, Field(max_length=500)]] = Field(
+        default_factory=dict, max_length=8
+    )
+    """Which OpenRouter host answered each routed role, in words (the precision itself is in
+    the record's hashed settings)."""
 
     @model_validator(mode="after")
     def _consistent(self) -> RunBundle:
@@ -212,6 +218,7 @@ def build_bundle(
         "tasks": {k: v.model_dump(mode="json") for k, v in record.scores.tasks.items()},
         "benchmark_name": str(row.settings.get("benchmark_name", record.benchmark.name)),
         "catalogue": list(row.settings.get("catalogue", [])),
+        "hosts": hosts_described(row.settings),
     }
     secrets = secret_values()
     data = _scrubbed(data, secrets)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sweepbench.errors import UserError
+from sweepbench.models.routes import Route
 from sweepbench.settings import home, read_toml_file
 from sweepbench.toml_keys import Schema, refuse_unknown_keys
 from sweepbench.variables import LOCAL_CTX
@@ -56,6 +57,9 @@ class ModelInfo:
     size_b: float | None = None
     """Total parameters in billions when disclosed (operator-editable; a local model's GGUF
     says its own when this is unset: :func:`sweepbench.models.gguf_size.model_size_b`)."""
+    route: Route | None = None
+    """OpenRouter models: which of its hosts answer the calls (:mod:`sweepbench.models.routes`;
+    set by :func:`sweepbench.models.registry.routed`); None: no route chosen."""
 
     @property
     def id(self) -> str:

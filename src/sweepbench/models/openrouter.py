@@ -4,6 +4,9 @@
   needed), fetched when it is needed and the disk cache is missing or older than its TTL — with
   a short timeout, and at most one failed attempt per process — and used from the (stale)
   cache when OpenRouter cannot be reached;
+* each model's hosts (``GET /api/v1/models/{author}/{slug}/endpoints``: provider, precision,
+  prices), fetched and cached the same way, from which a run's route is chosen
+  (:mod:`sweepbench.models.routes`) and sent with every call;
 * the free key check (``GET /api/v1/key``: valid? credit left?);
 * the ``usage.cost`` it returns with every completion (the charged figure, preferred over our
   own estimate).
@@ -14,17 +17,24 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from sweepbench.errors import ErrorKind, ProviderError
+from sweepbench.models.base import Request
 from sweepbench.models.catalog import ModelInfo
 from sweepbench.models.openai import ChatCompletionsModel
+from sweepbench.models.routes import BITS, Host, Route, RoutePolicy
+from sweepbench.models.routes import choose as choose_route
+from sweepbench.models.routes import unknown as unknown_route
 from sweepbench.settings import base_url_override, home, provider_key
 from sweepbench.variables import OPENROUTER_TTL
+
+T = TypeVar("T")
 
 BASE_URL = "https://openrouter.ai/api/v1"
 DEFAULT_TTL_S = OPENROUTER_TTL.default
@@ -46,6 +56,14 @@ class OpenRouterModel(ChatCompletionsModel):
     def effort_params(self, effort: str) -> dict[str, Any]:
         # OpenRouter's unified reasoning parameter (it translates per upstream vendor).
         return {"extra_body": {"reasoning": {"effort": effort}}}
+
+    def params(self, request: Request, effort: str | None) -> dict[str, Any]:
+        """Chat Completions' arguments plus the route's host preferences (``provider``)."""
+        params = super().params(request, effort)
+        fields = self.info.route.request_fields() if self.info.route is not None else {}
+        if fields:
+            params["extra_body"] = {**params.get("extra_body", {}), **fields}
+        return params
 
 
 @dataclass(frozen=True)
@@ -128,9 +146,10 @@ FETCH_TIMEOUT_S = 5.0
 """How long a catalogue fetch may take: a price look-up never waits long on the network."""
 
 _failed: dict[tuple[str, str], str] = {}
-"""The (API root, listing) fetches that failed in this process, with why: not tried again."""
-_parsed: dict[tuple[str, int, int], tuple[float, dict[str, CatalogueEntry]]] = {}
-"""Each cache file's fetch time and entries by (path, mtime_ns, size): read once per version."""
+"""The (API root, path) fetches that failed in this process, with why: not tried again."""
+_parsed: dict[tuple[str, int, int], tuple[float, Any]] = {}
+"""Each cache file's fetch time and parsed content by (path, mtime_ns, size): read once per
+version."""
 _lock = threading.Lock()
 
 
@@ -142,10 +161,9 @@ def _read_cache(path: Path) -> tuple[float, dict[str, Any]] | None:
         return None
 
 
-def _cached_entries(listing: str) -> tuple[float, dict[str, CatalogueEntry]] | None:
-    """A cached listing's fetch time and entries, read and parsed once per version of its file
-    (a price look-up per call must not re-read a megabyte of JSON)."""
-    path = cache_file(listing)
+def _cached(path: Path, parse: Callable[[dict[str, Any]], T]) -> tuple[float, T] | None:
+    """A cache file's fetch time and parsed content, read and parsed once per version of the
+    file (a price look-up per call must not re-read a megabyte of JSON)."""
     try:
         stat = path.stat()
     except OSError:
@@ -154,11 +172,11 @@ def _cached_entries(listing: str) -> tuple[float, dict[str, CatalogueEntry]] | N
     with _lock:
         known = _parsed.get(key)
     if known is not None:
-        return known
+        return cast(tuple[float, T], known)
     cached = _read_cache(path)
     if cached is None:
         return None
-    found = (cached[0], parse_catalogue(cached[1]))
+    found = (cached[0], parse(cached[1]))
     with _lock:
         for old in [k for k in _parsed if k[0] == key[0]]:
             del _parsed[old]
@@ -166,16 +184,55 @@ def _cached_entries(listing: str) -> tuple[float, dict[str, CatalogueEntry]] | N
     return found
 
 
+def _listing(
+    api_path: str,
+    path: Path,
+    parse: Callable[[dict[str, Any]], T],
+    *,
+    shape: Callable[[dict[str, Any]], bool],
+    refresh: bool = False,
+    offline: bool = False,
+    key: str | None = None,
+) -> tuple[float, T] | None:
+    """One of OpenRouter's listings, with when it was fetched: from its disk cache while
+    fresh, else fetched (within :data:`FETCH_TIMEOUT_S`) and cached. When the fetch fails (or
+    its payload is not of the ``shape`` expected), the stale cache is used, None without one,
+    and this process does not try again (``refresh`` does). ``offline`` never touches the
+    network."""
+    cached = _cached(path, parse)
+    fresh = cached is not None and time.time() - cached[0] < ttl_s()
+    tried = (base_url(), api_path)
+    if offline or (fresh and not refresh) or (tried in _failed and not refresh):
+        return cached
+    try:
+        payload = _get_json(api_path, key=key, timeout=FETCH_TIMEOUT_S)
+        if not shape(payload):
+            raise ProviderError(
+                f"OpenRouter's {api_path} listing is not of the shape it documents",
+                kind=ErrorKind.RETRYABLE, provider="openrouter",
+            )  # fmt: skip
+    except ProviderError as exc:
+        _failed[tried] = str(exc)
+        return cached
+    _failed.pop(tried, None)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    now = time.time()
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"fetched_at": now, "payload": payload}), "utf-8")
+    tmp.replace(path)  # atomic: a reader never sees half a file
+    return now, parse(payload)
+
+
 def fetched_at(listing: str = CHAT) -> datetime | None:
     """When a cached listing was fetched (None: there is none)."""
-    cached = _cached_entries(listing)
+    cached = _cached(cache_file(listing), parse_catalogue)
     return None if cached is None else datetime.fromtimestamp(cached[0], UTC)
 
 
 def unreachable(listing: str = CHAT) -> str | None:
     """Why a listing could not be fetched in this process (None: it was not tried, or it was
     fetched)."""
-    return _failed.get((base_url(), listing))
+    return _failed.get((base_url(), LISTINGS[listing][0]))
 
 
 def catalogue(
@@ -186,28 +243,74 @@ def catalogue(
     cached. When the fetch fails, the stale cache is used, with no cache the result is empty,
     and this process does not try again (``refresh`` does). ``offline`` never touches the
     network."""
-    cached = _cached_entries(listing)
-    fresh = cached is not None and time.time() - cached[0] < ttl_s()
-    tried = (base_url(), listing)
-    if offline or (fresh and not refresh) or (tried in _failed and not refresh):
-        return cached[1] if cached is not None else {}
-    try:
-        payload = _get_json(LISTINGS[listing][0], key=None, timeout=FETCH_TIMEOUT_S)
-        if not isinstance(payload.get("data"), list):
-            raise ProviderError(
-                "OpenRouter's model list has no data", kind=ErrorKind.RETRYABLE,
-                provider="openrouter",
-            )  # fmt: skip
-    except ProviderError as exc:
-        _failed[tried] = str(exc)
-        return cached[1] if cached is not None else {}
-    _failed.pop(tried, None)
-    path = cache_file(listing)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"fetched_at": time.time(), "payload": payload}), "utf-8")
-    tmp.replace(path)  # atomic: a reader never sees half a file
-    return parse_catalogue(payload)
+    found = _listing(
+        LISTINGS[listing][0], cache_file(listing), parse_catalogue,
+        shape=lambda payload: isinstance(payload.get("data"), list),
+        refresh=refresh, offline=offline,
+    )  # fmt: skip
+    return {} if found is None else found[1]
+
+
+# -- the hosts of a model ----------------------------------------------------------------------
+
+
+def parse_hosts(payload: dict[str, Any]) -> list[Host]:
+    """The hosts of a model from its endpoints listing (``{"data": {"endpoints": [...]}}``);
+    an endpoint without a provider or a fixed price is skipped (it cannot be routed to or
+    held for)."""
+    data = payload.get("data")
+    rows = data.get("endpoints") if isinstance(data, dict) else None
+    hosts: list[Host] = []
+    for row in rows if isinstance(rows, list) else []:
+        if not isinstance(row, dict) or not row.get("provider_name"):
+            continue
+        listed = row.get("pricing")
+        pricing: dict[str, Any] = listed if isinstance(listed, dict) else {}
+        price_in = _per_million(pricing.get("prompt"))
+        price_out = _per_million(pricing.get("completion"))
+        if price_in is None or price_out is None:
+            continue
+        provider = str(row["provider_name"])
+        quantization = str(row.get("quantization") or "").strip().lower() or None
+        hosts.append(
+            Host(
+                provider=provider,
+                tag=str(row.get("tag") or provider.lower()),
+                quantization=quantization if quantization in BITS else None,
+                price_in=price_in,
+                price_out=price_out,
+            )
+        )
+    return hosts
+
+
+def hosts_file(name: str) -> Path:
+    """Where a model's endpoints listing is cached."""
+    return home() / "cache" / "openrouter-endpoints" / f"{name.replace('/', '--')}.json"
+
+
+def hosts(name: str, *, refresh: bool = False) -> tuple[list[Host] | None, str]:
+    """An OpenRouter model's hosts (``GET /api/v1/models/{name}/endpoints``), fetched and
+    cached as the catalogue is (the key is sent when there is one); ``(None, why)`` when they
+    could not be read."""
+    api_path = f"/models/{name}/endpoints"
+    found = _listing(
+        api_path, hosts_file(name), parse_hosts,
+        shape=lambda payload: isinstance(payload.get("data"), dict),
+        refresh=refresh, key=provider_key("openrouter"),
+    )  # fmt: skip
+    if found is not None:
+        return found[1], ""
+    why = _failed.get((base_url(), api_path), "not listed")
+    return None, f"OpenRouter's hosts of {name} could not be read: {why}"
+
+
+def route(name: str, policy: RoutePolicy) -> Route:
+    """The route of an OpenRouter model's calls under ``policy`` (:mod:`.routes`)."""
+    found, why = hosts(name)
+    if found is None:
+        return unknown_route(policy, why) if policy != "none" else Route(policy)
+    return choose_route(policy, found)
 
 
 def decision_models(*, refresh: bool = False) -> dict[str, CatalogueEntry]:

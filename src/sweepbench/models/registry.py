@@ -10,6 +10,7 @@ from sweepbench.models.base import Model
 from sweepbench.models.catalog import ModelInfo, info_from_table, known_models, lookup
 from sweepbench.models.providers import PROVIDERS
 from sweepbench.models.providers import provider as provider_entry
+from sweepbench.models.routes import RoutePolicy
 from sweepbench.settings import EndpointConfig, key_hint, load_config, provider_key
 from sweepbench.variables import base_url_variable
 
@@ -125,9 +126,38 @@ def model_info(model_id: str) -> ModelInfo:
     return replace(info_from_table(provider, name, {}), known=False)
 
 
-def resolve(model_id: str) -> Model:
-    """The adapter for an id. Raises UserError for unknown providers or models."""
+def routed(info: ModelInfo, policy: RoutePolicy) -> ModelInfo:
+    """``info`` with the route its calls take under ``policy`` (OpenRouter models: their hosts
+    are read, :func:`sweepbench.models.openrouter.route`); any other model as it is. A route
+    that could not be read is there too, marked unknown (``route.known``)."""
+    if info.provider != "openrouter":
+        return info
+    from sweepbench.models.openrouter import route
+
+    return replace(info, route=route(info.name, policy))
+
+
+def route_problem(info: ModelInfo) -> str | None:
+    """Why a model cannot be called on the route it was given (its hosts could not be read
+    under a policy that needs them); None when it can."""
+    if info.route is None or info.route.known:
+        return None
+    return (
+        f"{info.id}: {info.route.why}; the route (--route {info.route.policy}) needs them — "
+        "try again, or give --route none to let OpenRouter choose the host"
+    )
+
+
+def resolve(model_id: str, *, route: RoutePolicy | None = None) -> Model:
+    """The adapter for an id, its calls routed by ``route`` (None: no route; see
+    :func:`routed`). Raises UserError for unknown providers or models, and for a model whose
+    route could not be chosen."""
     info = model_info(model_id)
+    if route is not None:
+        info = routed(info, route)
+        problem = route_problem(info)
+        if problem is not None:
+            raise UserError(problem)
     module, _, name = provider_entry(info.provider).adapter.partition(":")
     adapter: type[Model] = getattr(importlib.import_module(module), name)
     return adapter.for_info(info)

@@ -112,7 +112,8 @@ def estimate_call(
         * out_rate
     )
     bound = prompt_token_bound(m.content for m in request.messages)
-    hold = (bound * price.input + max_tokens * price.output) / MILLION
+    held = price.held()  # a routed call is held at the dearest host it may go to
+    hold = (bound * held.input + max_tokens * held.output) / MILLION
     return CallEstimate(
         info.id, input_tokens, max_tokens, fraction, calibrated, typical, ceiling, price.free,
         hold,

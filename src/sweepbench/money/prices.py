@@ -26,6 +26,7 @@ from sweepbench.models.base import Usage
 from sweepbench.models.catalog import ModelInfo
 from sweepbench.models.providers import provider
 from sweepbench.models.registry import uses_operator_key
+from sweepbench.models.routes import RoutePolicy
 
 MILLION = Decimal(1_000_000)
 ZERO = Decimal(0)
@@ -45,6 +46,23 @@ class Price:
     keyed: bool = False
     """The call is made with a key the operator holds
     (:func:`~sweepbench.models.registry.uses_operator_key`)."""
+    hold_input: Decimal | None = None
+    """What a call is held at per 1M input tokens when that is more than :attr:`input`: a
+    routed OpenRouter call is priced at the host it goes to first and held at the dearest
+    host it may fall back to (None: held at :attr:`input`)."""
+    hold_output: Decimal | None = None
+
+    def held(self) -> Price:
+        """The price a call's hold (its worst case) is counted at."""
+        if self.hold_input is None and self.hold_output is None:
+            return self
+        return replace(
+            self,
+            input=max(self.input, self.hold_input or ZERO),
+            output=max(self.output, self.hold_output or ZERO),
+            hold_input=None,
+            hold_output=None,
+        )
 
     @property
     def zero(self) -> bool:
@@ -129,7 +147,7 @@ def _price_for(info: ModelInfo) -> Price | None:
     if how.pricing == "free":
         return Price(ZERO, ZERO, source=how.free_source)
     if how.pricing == "openrouter-catalogue":
-        return _openrouter_price(info.name)
+        return _routed_price(info, _openrouter_price(info.name))
     if how.pricing == "genai-prices":
         return _from_genai_prices(info)
     # An OpenAI-compatible endpoint runs on the user's own hardware.
@@ -137,6 +155,8 @@ def _price_for(info: ModelInfo) -> Price | None:
 
 
 OPENROUTER_CATALOGUE = "OpenRouter catalogue"
+OPENROUTER_HOST = "OpenRouter host"
+"""The source of a routed OpenRouter model's price: the host it goes to first."""
 
 
 def _openrouter_price(name: str) -> Price | None:
@@ -158,24 +178,46 @@ def _openrouter_price(name: str) -> Price | None:
     return Price(price_in, price_out, source=source)
 
 
-def openrouter_price_line(models: Iterable[str]) -> str | None:
+def _routed_price(info: ModelInfo, listed: Price | None) -> Price | None:
+    """An OpenRouter model's price on its route: its first host's, held at the dearest host it
+    may go to; with no host chosen (``--route none``, or hosts unknown), the listed price,
+    held at the dearest host when the hosts are known."""
+    route = info.route
+    if route is None:
+        return listed
+    first, dearest = route.first, route.dearest
+    if first is not None and route.known:
+        return Price(
+            first.price_in, first.price_out, source=f"{OPENROUTER_HOST} {first.provider}",
+            hold_input=dearest[0] if dearest else None,
+            hold_output=dearest[1] if dearest else None,
+        )  # fmt: skip
+    if listed is None or dearest is None:
+        return listed
+    return replace(listed, hold_input=dearest[0], hold_output=dearest[1])
+
+
+def openrouter_price_line(models: Iterable[str], *, route: RoutePolicy | None = None) -> str | None:
     """Where the prices of the OpenRouter models among ``models`` came from, as an estimate
     says it ("Prices from OpenRouter, fetched 01 Dec 2026 14:00 UTC." / "… from genai-prices
     0.2.3 (OpenRouter could not be reached)."); None when none of them is an OpenRouter
-    model."""
+    model. ``route``: the models' calls are routed so (priced at their first host)."""
     from sweepbench.errors import SweepbenchError
     from sweepbench.models.openrouter import NAME, fetched_at, unreachable
-    from sweepbench.models.registry import model_info
+    from sweepbench.models.registry import model_info, routed
 
     by_source: dict[str, list[str]] = {}
     for model in dict.fromkeys(models):
         if not model.startswith(f"{NAME}/"):
             continue
         try:
-            price = price_for(model_info(model))
+            info = model_info(model)
+            price = price_for(info if route is None else routed(info, route))
         except SweepbenchError:
             continue
         source = "no price listed" if price is None else price.source
+        if source.startswith(OPENROUTER_HOST):
+            source = OPENROUTER_HOST
         by_source.setdefault(source, []).append(model)
     if not by_source:
         return None
@@ -185,6 +227,8 @@ def openrouter_price_line(models: Iterable[str]) -> str | None:
         if source == OPENROUTER_CATALOGUE:
             when = fetched_at()
             return "from OpenRouter" + (f", fetched {when:%d %b %Y %H:%M} UTC" if when else "")
+        if source == OPENROUTER_HOST:
+            return "from OpenRouter, at the host each call goes to first (see Hosts)"
         return "none listed" if source == "no price listed" else f"from {source}"
 
     if len(by_source) == 1:

@@ -33,7 +33,8 @@ from sweepbench.judging.contract import (
     verdict_schema,
 )
 from sweepbench.models.base import GenerateSettings, Request
-from sweepbench.models.registry import model_info
+from sweepbench.models.registry import model_info, routed
+from sweepbench.models.routes import DEFAULT_ROUTE, RoutePolicy
 from sweepbench.models.tokens import prompt_token_bound, typical_prompt_tokens
 from sweepbench.money.estimate import UTILISATION, CallEstimate
 from sweepbench.money.prices import MILLION, price_for
@@ -224,13 +225,19 @@ def judge_request(judge: SweepJudge, kind: str, prompt: str, answer: str) -> Req
 
 
 def estimate_judge(
-    judge: SweepJudge, kind: str, prompt: str, cell: Cell, answer_fraction: float
+    judge: SweepJudge,
+    kind: str,
+    prompt: str,
+    cell: Cell,
+    answer_fraction: float,
+    *,
+    route: RoutePolicy = DEFAULT_ROUTE,
 ) -> CallEstimate:
     """The price of grading one of ``cell``'s samples: typical (the answer at the cell's
     typical share of its budget, the judge at its typical share of its own) and the worst case
     that is held (the judge prompt plus the answer at its whole allowance, the judge's whole
-    budget out)."""
-    info = model_info(judge.model)
+    budget out; an OpenRouter judge on its ``route``)."""
+    info = routed(model_info(judge.model), route)
     empty = judge_request(judge, kind, prompt, "")
     contents = [m.content for m in empty.messages]
     answer_tokens = math.ceil(cell.max_tokens * answer_fraction)
@@ -241,7 +248,8 @@ def estimate_judge(
     if price is None:
         return CallEstimate(info.id, input_tokens, out, fraction, 0, None, None)
     bound = prompt_token_bound(contents) + answer_allowance(cell)
-    hold = (bound * price.input + out * price.output) / MILLION
+    held = price.held()
+    hold = (bound * held.input + out * held.output) / MILLION
     typical_out = (Decimal(out) * Decimal(str(fraction))).quantize(Decimal(1), rounding=ROUND_UP)
     typical = (input_tokens * price.input + typical_out * price.output) / MILLION
     return CallEstimate(

@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, TypedDict, Unpack
 from sweepbench.artifacts import ArtifactKind, artifact_kind
 from sweepbench.errors import UserError
 from sweepbench.models.base import GenerateSettings, Message, Request
+from sweepbench.models.catalog import ModelInfo
 from sweepbench.models.providers import default_models, needs_key
-from sweepbench.models.registry import model_info, provider_status
+from sweepbench.models.registry import model_info, provider_status, route_problem, routed
+from sweepbench.models.routes import DEFAULT_ROUTE, RoutePolicy, parse_policy
 from sweepbench.settings import key_hint, provider_key, utf8_problem
 from sweepbench.toml_keys import refuse_unknown_settings
 
@@ -65,6 +67,8 @@ class Plan:
     refusals: tuple[Refusal, ...] = ()
     judge: SweepJudge | None = None
     """Who grades each sample's output (``sweeps/judge.py``); None: no grading."""
+    route: RoutePolicy = DEFAULT_ROUTE
+    """How OpenRouter models' calls are routed among their hosts."""
 
     @property
     def kind(self) -> ArtifactKind:
@@ -136,6 +140,9 @@ class SweepSettings(TypedDict, total=False):
     each the text, or a file it names)."""
     rubric: str | None
     reference: str | None
+    route: str | None
+    """How OpenRouter models' calls are routed among their hosts (``precision``, ``cheapest``,
+    ``none``; None: ``precision``, as ELBench-live: :mod:`sweepbench.models.routes`)."""
 
 
 def build_plan(
@@ -153,6 +160,10 @@ def build_plan(
     )  # fmt: skip
     refusals: list[Refusal] = []
     notes: list[str] = []
+    try:
+        route = parse_policy(settings.get("route") or DEFAULT_ROUTE)
+    except ValueError as exc:
+        return Plan(prompt, "text", "model", {}, (), refusals=(Refusal("route", str(exc)),))
 
     def refuse(
         code: str, message: str, severity: Severity = "error", needs_key: bool = False
@@ -206,8 +217,8 @@ def build_plan(
         the_axis, values, held_setting, versions=artifact.versions, what=kind, cap=cap,
         refusals=refusals, notes=notes,
     )  # fmt: skip
-    _refuse_unrunnable(cells, refuse)
-    grader = _judge(judge, rubric, reference, refuse)
+    _refuse_unrunnable(cells, refuse, route, notes)
+    grader = _judge(judge, rubric, reference, refuse, route, notes)
     held: dict[str, str | int] = {
         "model": held_model,
         "effort": held_effort or "default",
@@ -226,11 +237,33 @@ def build_plan(
         notes=tuple(dict.fromkeys(notes)),
         refusals=tuple(refusals),
         judge=grader,
+        route=route,
     )
 
 
+def _routed(
+    model: str, route: RoutePolicy, refuse: Callable[..., None], notes: list[str]
+) -> ModelInfo:
+    """A model's facts on its route; the route said in the notes (once per model), and a
+    route that could not be chosen refused for running (an estimate still prices it)."""
+    info = routed(model_info(model), route)
+    if info.route is not None:
+        line = f"Hosts of {model}: {info.route.describe()}."
+        if line not in notes:
+            notes.append(line)
+        problem = route_problem(info)
+        if problem is not None:
+            refuse("route", problem, "warning", True)
+    return info
+
+
 def _judge(
-    judge: str | None, rubric: str | None, reference: str | None, refuse: Callable[..., None]
+    judge: str | None,
+    rubric: str | None,
+    reference: str | None,
+    refuse: Callable[..., None],
+    route: RoutePolicy,
+    notes: list[str],
 ) -> SweepJudge | None:
     """The sweep's judge, its problems refused like the cells' (a judge model with no key
     or no price stops the run as a cell's would)."""
@@ -246,7 +279,7 @@ def _judge(
         return None
     if grader is None:
         return None
-    info = model_info(grader.model)
+    info = _routed(grader.model, route, refuse, notes)
     if not provider_status(info.provider).available:
         hint = key_hint(info.provider) if needs_key(info.provider) else ""
         reason = hint or provider_status(info.provider).reason
@@ -260,15 +293,17 @@ def _judge(
     return grader
 
 
-def _refuse_unrunnable(cells: Sequence[Cell], refuse: Callable[..., None]) -> None:
+def _refuse_unrunnable(
+    cells: Sequence[Cell], refuse: Callable[..., None], route: RoutePolicy, notes: list[str]
+) -> None:
     """Missing keys (only when spending) and missing prices (always: a ceiling cannot protect
-    an unpriced call)."""
+    an unpriced call); each OpenRouter model's route (:func:`_routed`)."""
     from sweepbench.money.prices import price_for
 
     missing_key: dict[str, list[str]] = {}
     unpriced: list[str] = []
     for cell in cells:
-        info = model_info(cell.model)
+        info = _routed(cell.model, route, refuse, notes)
         status = provider_status(info.provider)
         if not status.available:
             missing_key.setdefault(info.provider, []).append(cell.model)

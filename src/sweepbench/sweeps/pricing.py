@@ -12,7 +12,7 @@ from sweepbench.axes.cells import Cell
 from sweepbench.models.base import Request
 from sweepbench.models.catalog import ModelInfo
 from sweepbench.models.providers import provider
-from sweepbench.models.registry import model_info
+from sweepbench.models.registry import model_info, routed
 from sweepbench.money.estimate import UTILISATION, CallEstimate, estimate_call
 from sweepbench.money.prices import format_usd
 from sweepbench.settings import KEY_VARIABLES, provider_key
@@ -297,7 +297,7 @@ def estimate_plan(plan: Plan, store: Store | None = None) -> SweepEstimate:
         cell = planned.cell
         if cell.index in cells:
             continue
-        info = model_info(cell.model)
+        info = routed(model_info(cell.model), plan.route)
         call = estimate_call(
             info,
             planned.request,
@@ -310,7 +310,9 @@ def estimate_plan(plan: Plan, store: Store | None = None) -> SweepEstimate:
         if plan.judge is not None:
             from sweepbench.sweeps.judge import estimate_judge
 
-            judge = estimate_judge(plan.judge, plan.kind_name, plan.prompt, cell, call.fraction)
+            judge = estimate_judge(
+                plan.judge, plan.kind_name, plan.prompt, cell, call.fraction, route=plan.route
+            )
         cells[cell.index] = CellEstimate(cell, call, plan.repeats, seconds, judge)
     return SweepEstimate(plan, tuple(cells.values()))
 

@@ -149,6 +149,7 @@ class Sweep:
             retry=RetryPolicy(after_output=False),
             concurrency=calls_at_once(width),
             timeout_s=MAX_RUN_SECONDS,
+            route=self.plan.route,
         )
         gates: dict[str, asyncio.Semaphore] = {}
 

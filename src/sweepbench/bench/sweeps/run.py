@@ -27,6 +27,7 @@ from sweepbench.engine.limits import CallLimits
 from sweepbench.engine.ratelimit import RateLimits
 from sweepbench.engine.retry import RetryPolicy
 from sweepbench.errors import UserError
+from sweepbench.models.routes import DEFAULT_ROUTE
 from sweepbench.store import Store
 
 
@@ -87,11 +88,13 @@ class BenchSweepRunner:
             if not setting.prepared.plan.items:
                 self.runners.append(None)  # its run scored every item already
                 continue
+            asked = setting.prepared.request
             self.runners.append(
                 BenchRunner(
                     setting.prepared, store, concurrency=concurrency, retry=retry,
                     accept_unpriced=accept_unpriced, seed=seed, call_limits=self.limits,
                     sweep_id=self.sweep_id,
+                    route=asked.route if asked is not None else DEFAULT_ROUTE,
                 )
             )  # fmt: skip
         self._stopped = False
