@@ -273,3 +273,16 @@ def test_a_sweep_says_and_sends_its_route(mixed: OpenRouterServer) -> None:
     assert ran.exit_code == 0, ran.output
     bodies = _chat_bodies(mixed)
     assert len(bodies) == 2 and all(b["provider"] == {"sort": "price"} for b in bodies)
+
+
+def test_the_engine_holds_a_routed_call_at_its_dearest_host(mixed: OpenRouterServer) -> None:
+    from sweepbench.engine import Executor
+
+    with Store.open() as store:
+        executor = Executor(store, route="precision")
+        model = executor.model(MODEL)
+        request = Request.simple(MODEL, "Hello?", max_tokens=1000)
+        bound, max_tokens, worst = executor.worst_case(model, request)
+        assert worst == (bound * Decimal("0.3") + max_tokens * Decimal("0.9")) / 1_000_000
+        price = executor.price(model)
+        assert price is not None and price.input == Decimal("0.2")  # priced at Cheap8
