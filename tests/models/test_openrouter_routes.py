@@ -202,7 +202,7 @@ def test_hosts_that_cannot_be_read_refuse_a_routed_call_and_say_how_to_go_on(
     with OpenRouterServer(api_key=KEY) as server:  # lists the model, not this one's hosts
         monkeypatch.setenv("SWEEPBENCH_OPENROUTER_BASE_URL", server.url + "/api/v1")
         server.push(HttpError(503), route="endpoints")
-        with pytest.raises(UserError, match=r"could not be read.*--route none"):
+        with pytest.raises(UserError, match=r"hosts could not be read.*--route none"):
             resolve(MODEL, route="precision")
         assert resolve(MODEL, route="none") is not None  # OpenRouter chooses: no hosts needed
 

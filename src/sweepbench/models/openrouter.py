@@ -302,7 +302,7 @@ def hosts(name: str, *, refresh: bool = False) -> tuple[list[Host] | None, str]:
     if found is not None:
         return found[1], ""
     why = _failed.get((base_url(), api_path), "not listed")
-    return None, f"OpenRouter's hosts of {name} could not be read: {why}"
+    return None, why.removeprefix(f"{NAME}: ")
 
 
 def route(name: str, policy: RoutePolicy) -> Route:

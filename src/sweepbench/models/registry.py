@@ -143,8 +143,9 @@ def route_problem(info: ModelInfo) -> str | None:
     if info.route is None or info.route.known:
         return None
     return (
-        f"{info.id}: {info.route.why}; the route (--route {info.route.policy}) needs them — "
-        "try again, or give --route none to let OpenRouter choose the host"
+        f"{info.id}: its hosts could not be read from OpenRouter ({info.route.why}), and "
+        f"--route {info.route.policy} needs them: try again, or give --route none to let "
+        "OpenRouter choose the host"
     )
 
 

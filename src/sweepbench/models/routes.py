@@ -147,7 +147,7 @@ class Route:
         """The route in words, as an estimate's Hosts line says it ("fp8 on DeepInfra at
         $0.20/$0.80 per 1M; fallback: Novita")."""
         if not self.known:
-            return f"unknown ({self.why}); {_POLICY_WORDS[self.policy]}"
+            return f"could not be read ({self.why}), so priced at the model's listed price"
         if self.policy == "none":
             return "OpenRouter chooses among its hosts (--route none)"
         first = self.first
@@ -188,13 +188,6 @@ class Route:
             "why": self.why,
             "described": self.describe(),
         }
-
-
-_POLICY_WORDS: dict[RoutePolicy, str] = {
-    "precision": "the highest precision on the cheapest host",
-    "cheapest": "the cheapest host",
-    "none": "OpenRouter chooses",
-}
 
 
 def _per_million(price: Decimal) -> str:
