@@ -114,7 +114,8 @@ def child_run(n: int, folder: Path) -> dict[str, Any]:
     from sweepbench.store import Store
 
     os.environ["SWEEPBENCH_HOME"] = str(folder)  # a price for the scripted model: $1 per 1M
-    (folder / "models.toml").write_text("[scripted.echo]\nprice_in = 1\nprice_out = 1\n")
+    if not os.environ.get("SWEEPBENCH_OVERHEAD_UNPRICED"):  # compare_commits.py's unpriced arm
+        (folder / "models.toml").write_text("[scripted.echo]\nprice_in = 1\nprice_out = 1\n")
     store = Store.open(f"sqlite:///{folder / 'bench.db'}")
     benchmark = make_benchmark(n)
     started = time.perf_counter()
