@@ -189,3 +189,47 @@ def test_a_rule_scored_run_gets_its_own_board() -> None:
     data["scoring"]["rule_scored"] = True
     r = run_row(load_record(data))
     assert r.judge == "openai/gpt-5-mini (rule-scored)"
+
+
+def test_the_measured_view_places_what_was_not_measured_at_its_listed_price() -> None:
+    """On the measured view a published model (and a run whose spend is unknown) is placed at
+    its listed blended price, marked §, the takeaway saying so; a run's own spend stays its
+    price, and a row with neither is still not placed (issue 29 §4)."""
+    from sweepbench.leaderboard.board import LISTED_MARK, LISTED_NOTE, placed_price
+
+    published, unmeasured = row("pub", 80, "1", price_out="5"), row("run-u", 70, "2", source="run")
+    measured = row("run-m", 75, "9", source="run", spent="0.5")
+    assert placed_price(published, "measured") == (Decimal(2), True)
+    assert placed_price(measured, "measured") == (Decimal("0.5"), False)
+    assert placed_price(published, "output") == (Decimal(5), False)
+    rows = [published, unmeasured, measured, row("nothing", 90, None)]
+    b = build_board(rows, judge=PAPER_JUDGE, metric="overall", scope="core",
+                    catalogue=CATALOGUE, measure="measured")  # fmt: skip
+    assert [(p.row.model, p.price, p.listed) for p in b.placed] == [
+        ("run-m", Decimal("0.5"), False), ("pub", Decimal(2), True),
+        ("run-u", Decimal(2), True)]  # fmt: skip
+    assert [r.model for r in b.no_price] == ["nothing"]
+    lines = takeaway(b, CATALOGUE, questions=10)
+    assert LISTED_NOTE in lines and f"pub ($2.00 {LISTED_MARK}, 80.0)" in lines[0]
+    assert lines[-1] == "Price: measured cost of a full run (USD), from the runs' own spend; § " \
+        "listed prices from t."  # fmt: skip
+
+
+def test_the_price_limit_is_on_the_boards_measure() -> None:
+    """``Filters.max_price`` limits the price the board places a row at (output on the output
+    measure), not the blended one."""
+    r = row("m", 50, "1", price_out="5")  # blended 2, output 5
+    limit = Filters(max_price=Decimal(3))
+    assert not limit.hides(r) and not limit.hides(r, "blended") and not limit.hides(r, "input")
+    assert limit.hides(r, "output")
+    assert board([r], measure="output", filters=limit) == []
+    assert board([r], measure="input", filters=limit) == [("m", True)]
+
+
+def test_a_task_metric_is_labelled_by_the_tasks_name() -> None:
+    named = Catalogue(areas={"know": "Knowledge"},
+                      tasks={"mmlu_pro": CatalogueTask(area="know", auto=True, name="MMLU-Pro"),
+                             "bare": CatalogueTask(area="know", auto=True)})  # fmt: skip
+    assert named.metric_label("task:mmlu_pro") == "MMLU-Pro"
+    assert named.metric_label("task:bare") == "bare"
+    assert named.metric_label("know") == "Knowledge" and named.metric_label("overall") == "Overall"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -94,3 +96,55 @@ def test_compare_is_a_leaderboard_command(
 
     code, out, _ = run_cli(monkeypatch, capsys, "leaderboard", "compare", "--help")
     assert code == 0 and "--paired" in out
+
+
+def _board(*args: str) -> dict[str, Any]:
+    result = CliRunner().invoke(app, ["leaderboard", *args, "--json"])
+    assert result.exit_code == 0, result.output
+    data: dict[str, Any] = json.loads(result.output)
+    return data
+
+
+def _prices(placed: dict[str, Any]) -> tuple[Decimal, Decimal]:
+    row = placed["row"]["price"]
+    return Decimal(row["input_per_million"]), Decimal(row["output_per_million"])
+
+
+@pytest.mark.parametrize("measure", ["output", "input"])
+def test_max_price_filters_on_the_chosen_measure(measure: str) -> None:
+    """``--max-price`` with ``--price output`` (or input) is a limit on that price, not on the
+    blended one (issue 29 §4): a limit between a model's blended and its output price hides it
+    on the output measure and keeps it on the input one."""
+    unfiltered = _board("--price", measure)
+    # the highest blended price of a model whose output price is above it: the limit
+    limit, name = max(
+        ((3 * i + o) / 4, p["row"]["model"])
+        for p in unfiltered["placed"]
+        for i, o in [_prices(p)]
+        if (3 * i + o) / 4 < o
+    )
+    data = _board("--price", measure, "--max-price", str(limit))
+    placed = {p["row"]["model"]: Decimal(p["price"]) for p in data["placed"]}
+    assert placed and all(price <= limit for price in placed.values())
+    assert (name in placed) == (measure == "input")
+    kept = {p["row"]["model"] for p in unfiltered["placed"] if Decimal(p["price"]) <= limit}
+    assert set(placed) == kept
+    assert data["price_measure"] == measure
+
+
+def test_the_measured_view_places_published_models_at_their_listed_price() -> None:
+    """Nothing is measured for a published model: on ``--price measured`` it is placed at its
+    listed blended price, marked § with the legend, not listed as having no price."""
+    blended = _board()
+    data = _board("--price", "measured")
+    listed = {p["row"]["model"]: p["price"] for p in blended["placed"]}
+    assert {p["row"]["model"]: p["price"] for p in data["placed"]} == listed
+    assert all(p["listed_price"] for p in data["placed"])
+    assert data["not_placed_no_price"] == blended["not_placed_no_price"]
+    from sweepbench.leaderboard.board import LISTED_NOTE
+
+    assert LISTED_NOTE in data["takeaway"]
+    assert "§ listed prices from" in data["takeaway"][-1]
+    table = CliRunner(env={"COLUMNS": "200"}).invoke(app, ["leaderboard", "--price", "measured"])
+    assert table.exit_code == 0, table.output
+    assert "§" in table.output and "Listed price: nothing measured" in table.output

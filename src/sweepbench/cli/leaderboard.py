@@ -57,7 +57,12 @@ def board(
         str, typer.Option("--price", help="Price measure: blended, input, output or measured.")
     ] = "blended",
     max_price: Annotated[
-        float | None, typer.Option("--max-price", help="Highest blended $/1M (default: none).")
+        float | None,
+        typer.Option(
+            "--max-price",
+            help="Highest price on the --price measure: $/1M tokens, or USD for measured "
+            "(default: none).",
+        ),
     ] = None,
     max_size: Annotated[
         float | None, typer.Option("--max-size", help="Largest model, billions of parameters.")
@@ -216,29 +221,20 @@ def _source(
     ELBench's with the published results beside your runs; any other benchmark's with your
     runs only."""
     from sweepbench.bench.storage import BenchStore
-    from sweepbench.leaderboard.sources import published_board_rows, stored_run_rows
+    from sweepbench.leaderboard.sources import ELBENCH, board_source
     from sweepbench.store import Store
 
-    if name.strip().lower() == "elbench":
-        from sweepbench.leaderboard.catalogue import elbench_catalogue, published_questions
-        from sweepbench.leaderboard.published import load_published
-
-        catalogue = elbench_catalogue()
-        snapshot = load_published()
-        rows = published_board_rows(snapshot, catalogue, scope)
-        questions = published_questions(snapshot, catalogue, scope)
-        benchmark_id = "elbench"
-    else:
+    benchmark = None
+    if name.strip().lower() != ELBENCH:
         from sweepbench.bench.catalog import load_benchmark
-        from sweepbench.leaderboard.catalogue import benchmark_catalogue, benchmark_questions
 
         benchmark = load_benchmark(name)
-        catalogue, rows = benchmark_catalogue(benchmark), []
-        questions = benchmark_questions(benchmark, scope)
-        benchmark_id = benchmark.id
     with Store.open() as store:
-        loaded = stored_run_rows(BenchStore(store), scope, benchmark=benchmark_id)
-    return catalogue, rows + loaded.rows, loaded.unreadable, questions
+        found = board_source(
+            BenchStore(store), scope, ELBENCH if benchmark is None else benchmark.id,
+            loaded=benchmark,
+        )  # fmt: skip
+    return found.catalogue, found.rows, found.runs.unreadable, found.questions
 
 
 def _usd(value: Decimal | None) -> str:
@@ -268,7 +264,7 @@ def _table(result: Board, label: str) -> Table:
             row.model_id or "—",
             _usd(row.price.input_per_million if row.price else None),
             _usd(row.price.output_per_million if row.price else None),
-            _usd(p.price),
+            _usd(p.price) + p.mark,
             _score(p.score) + (" †" if p.score.note else ""),
         )
     return table
@@ -284,6 +280,7 @@ def _board_json(result: Board, lines: list[str]) -> dict[str, Any]:
             {
                 "best_value": p.best,
                 "price": str(p.price),
+                "listed_price": p.listed,
                 "score": p.score.model_dump(mode="json"),
                 "row": p.row.model_dump(mode="json", exclude={"scores"}),
             }

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from sweepbench.leaderboard.published import PAPER_JUDGE, TEACHING_PROVENANCE
 from sweepbench.leaderboard.rows import OVERALL, TASK_PREFIX, BoardRow, MetricScore, Scope
+from sweepbench.money.prices import blended
 from sweepbench.stats.frontier import Point, frontier
 
 PriceMeasure = Literal["blended", "input", "output", "measured"]
@@ -20,9 +21,17 @@ MEASURE_LABELS: dict[PriceMeasure, str] = {
     "blended": "$/1M tokens, blended 3:1 input:output",
     "input": "$/1M input tokens",
     "output": "$/1M output tokens",
-    "measured": "measured cost of a full run (USD, runs only)",
+    "measured": "measured cost of a full run (USD)",
 }
 OVERLAP = "When two ranges overlap, the difference could disappear on a re-run."
+LISTED_MARK = "§"
+"""Beside a price on the measured view that is the listed price, nothing being measured."""
+LISTED_NOTE = (
+    f"{LISTED_MARK} Listed price: nothing measured. A model with no measured run (every "
+    "published model) is placed at its listed price ($/1M tokens, blended 3:1), not at the "
+    "cost of a run."
+)
+"""What :data:`LISTED_MARK` means (the takeaway, the tables and the chart say it)."""
 
 
 @dataclass(frozen=True)
@@ -32,6 +41,8 @@ class CatalogueTask:
     area: str
     auto: bool
     """Checked automatically (needs no judge)."""
+    name: str = ""
+    """Its name for people (``MMLU-Pro``); empty: its id is shown."""
     region_specific: bool = False
     runtime: bool = False
     """Scored by the teaching runtime's evaluator (ELBench's Teaching tasks): a run's score
@@ -67,9 +78,15 @@ class Catalogue:
         return frozenset(k for k, t in self.tasks.items() if t.runtime)
 
     def metric_label(self, metric: str) -> str:
+        """A metric for people: Overall, the area's label, or the task's name (else its
+        id)."""
         if metric == OVERALL:
             return "Overall"
-        return self.areas.get(metric, metric.removeprefix(TASK_PREFIX))
+        if metric in self.areas:
+            return self.areas[metric]
+        task_id = metric.removeprefix(TASK_PREFIX)
+        task = self.tasks.get(task_id)
+        return task.name if task is not None and task.name else task_id
 
 
 class Filters(BaseModel):
@@ -78,16 +95,18 @@ class Filters(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     max_price: Decimal | None = None
-    """Highest blended $/1M; None = no limit. When set, unpriced models are hidden too."""
+    """Highest price on the board's measure (the price a row is placed at:
+    :func:`placed_price`); None = no limit. When set, unpriced models are hidden too."""
     max_size_b: float | None = None
     """Largest total size in billions; None = no limit (applies to known sizes only)."""
     include_undisclosed: bool = True
     """Keep models that do not publish their size."""
 
-    def hides(self, row: BoardRow) -> bool:
+    def hides(self, row: BoardRow, measure: PriceMeasure = "blended") -> bool:
+        """Whether the filters hide ``row`` on a board priced on ``measure``."""
         if self.max_price is not None:
-            blended = price_of(row, "blended")
-            if blended is None or blended > self.max_price:
+            price, _listed = placed_price(row, measure)
+            if price is None or price > self.max_price:
                 return True
         if row.size_b is None:
             return not self.include_undisclosed
@@ -104,6 +123,14 @@ class Placed(BaseModel):
     score: MetricScore
     best: bool
     """On the best-value frontier."""
+    listed: bool = False
+    """Placed at its listed price because nothing was measured (the measured view only;
+    marked :data:`LISTED_MARK`)."""
+
+    @property
+    def mark(self) -> str:
+        """`` §`` after a listed price standing in for a measured one; empty otherwise."""
+        return f" {LISTED_MARK}" if self.listed else ""
 
 
 class Board(BaseModel):
@@ -140,7 +167,19 @@ def price_of(row: BoardRow, measure: PriceMeasure) -> Decimal | None:
         return p_in
     if measure == "output":
         return p_out
-    return (3 * p_in + p_out) / 4
+    return blended(p_in, p_out)
+
+
+def placed_price(row: BoardRow, measure: PriceMeasure) -> tuple[Decimal | None, bool]:
+    """The price a row is placed at on a measure, and whether it is its listed price standing
+    in for a measurement: on the measured view a row with nothing measured (a published model;
+    a run whose spend is unknown) is placed at its listed blended price, marked, rather than
+    left unplaced."""
+    price = price_of(row, measure)
+    if price is None and measure == "measured":
+        listed = price_of(row, "blended")
+        return listed, listed is not None
+    return price, False
 
 
 def on_board(row: BoardRow, judge: str, metric: str, catalogue: Catalogue) -> bool:
@@ -168,7 +207,8 @@ def build_board(
     filters: Filters | None = None,
 ) -> Board:
     """The board: published rows and, per model, the newest run complete for the metric
-    (measured price = that model's complete runs' mean spend)."""
+    (measured price = that model's complete runs' mean spend; a row with nothing measured is
+    placed at its listed price, marked). The filters apply to the price on ``measure``."""
     filters = filters or Filters()
     catalogue.metric_tasks(metric, scope)  # refuse an unknown metric
     shown = [
@@ -179,18 +219,18 @@ def build_board(
     incomplete = [r for r in shown if r.source == "run" and not r.scores[metric].complete]
     candidates = [r for r in shown if r.source == "published" or r.scores[metric].complete]
     chosen = _newest_runs(candidates)
-    hidden = sum(1 for r in chosen if filters.hides(r))
-    visible = [r for r in chosen if not filters.hides(r)]
-    priced = [(r, price_of(r, measure)) for r in visible]
-    no_price = [r for r, p in priced if p is None]
+    hidden = sum(1 for r in chosen if filters.hides(r, measure))
+    visible = [r for r in chosen if not filters.hides(r, measure)]
+    priced = [(r, *placed_price(r, measure)) for r in visible]
+    no_price = [r for r, p, _ in priced if p is None]
     points = {
-        _key(r): Point(_key(r), p, r.scores[metric].score) for r, p in priced if p is not None
+        _key(r): Point(_key(r), p, r.scores[metric].score) for r, p, _ in priced if p is not None
     }
     best = {p.key for p in frontier(list(points.values()))}
     placed = sorted(
         (
-            Placed(row=r, price=p, score=r.scores[metric], best=_key(r) in best)
-            for r, p in priced
+            Placed(row=r, price=p, score=r.scores[metric], best=_key(r) in best, listed=listed)
+            for r, p, listed in priced
             if p is not None
         ),
         key=lambda x: (x.price, -x.score.score, x.row.model),
@@ -235,7 +275,9 @@ def takeaway(board: Board, catalogue: Catalogue, *, questions: int) -> list[str]
     lines: list[str] = []
     best = board.best
     if best:
-        listed = ", ".join(f"{p.row.model} ({_money(p.price)}, {p.score.score:.1f})" for p in best)
+        listed = ", ".join(
+            f"{p.row.model} ({_money(p.price)}{p.mark}, {p.score.score:.1f})" for p in best
+        )
         lines.append(f"Best value, cheapest first: {listed}.")
     else:
         lines.append("No model is placed on this board.")
@@ -258,6 +300,8 @@ def takeaway(board: Board, catalogue: Catalogue, *, questions: int) -> list[str]
     )
     if published and _teaching_beside_published(board, catalogue):
         lines.append(TEACHING_PROVENANCE)
+    if any(p.listed for p in board.placed):
+        lines.append(LISTED_NOTE)
     regional = sum(1 for t in catalogue.tasks.values() if t.region_specific)
     lines.append(scope_note(board.scope, questions, regional=regional, published=published))
     lines.append(price_source_label(board))
@@ -297,14 +341,19 @@ def _count_words(n: int) -> str:
 
 
 def price_source_label(board: Board) -> str:
+    """Where the board's prices come from: the price sources of the listed prices placed (on
+    the measured view: the runs' own spend, and the sources of the listed prices marked
+    :data:`LISTED_MARK`)."""
+    measured = board.measure == "measured"
     sources = sorted(
         {
             f"{p.row.price.source}" + (f", {p.row.price.date}" if p.row.price.date else "")
             for p in board.placed
-            if p.row.price is not None
+            if p.row.price is not None and (p.listed or not measured)
         }
     )
     measure = MEASURE_LABELS[board.measure]
-    if board.measure == "measured":
-        return f"Price: {measure}, from the runs' own spend."
+    if measured:
+        listed = f"; {LISTED_MARK} listed prices from {'; '.join(sources)}" if sources else ""
+        return f"Price: {measure}, from the runs' own spend{listed}."
     return f"Price: {measure}; prices from {'; '.join(sources) if sources else 'no source'}."

@@ -1,10 +1,12 @@
-"""The ELBench catalogue as a board needs it (areas, tasks, grading, region-specific), from
-the registry data — no benchmark items are loaded."""
+"""A benchmark's catalogue as a board needs it (areas, tasks, their names, grading,
+region-specific): ELBench's from the registry data (no benchmark item is loaded), a loaded
+benchmark's, or the one a stored run keeps in its settings."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sweepbench.leaderboard.board import Catalogue, CatalogueTask
 from sweepbench.leaderboard.published import PublishedSnapshot
@@ -26,6 +28,7 @@ def elbench_catalogue() -> Catalogue:
             t.id: CatalogueTask(
                 area=t.area,
                 auto=t.grading == "auto",
+                name=t.name,
                 region_specific=t.region_specific,
                 runtime=t.grading == "runtime",
             )
@@ -52,6 +55,7 @@ def benchmark_catalogue(benchmark: Benchmark) -> Catalogue:
             t.id: CatalogueTask(
                 area=t.area,
                 auto=t.grading == "auto",
+                name=t.name,
                 region_specific=t.region_specific,
                 runtime=t.grading == "runtime",
             )
@@ -63,3 +67,26 @@ def benchmark_catalogue(benchmark: Benchmark) -> Catalogue:
 def benchmark_questions(benchmark: Benchmark, scope: Scope) -> int:
     """How many questions a loaded benchmark has in ``scope``."""
     return sum(len(t.items) for t in benchmark.tasks if scope == "paper" or not t.region_specific)
+
+
+def stored_catalogue(areas: Sequence[Mapping[str, Any]]) -> Catalogue:
+    """The catalogue a stored run keeps (``settings["catalogue"]``, as
+    :func:`~sweepbench.bench.report.catalogue_json` writes it): the board of a benchmark
+    known only from its runs. ValueError when it is not that shape."""
+    try:
+        return Catalogue(
+            areas={str(a["key"]): str(a["label"]) for a in areas},
+            tasks={
+                str(t["id"]): CatalogueTask(
+                    area=str(a["key"]),
+                    auto=t["grading"] == "auto",
+                    name=str(t.get("name") or ""),
+                    region_specific=bool(t.get("region_specific")),
+                    runtime=t["grading"] == "runtime",
+                )
+                for a in areas
+                for t in a["tasks"]
+            },
+        )
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"not a stored catalogue ({exc})") from None

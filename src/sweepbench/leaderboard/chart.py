@@ -1,19 +1,23 @@
 """The board as a chart (spec §17.2): one offline HTML file with plotly.js inlined — x the
 price (log scale), y the score, published models and your runs with distinct markers, hover
-text (model, source, score, price, 95% range), and the best-value frontier as a step line."""
+text (model, source, score, price, 95% range), and the best-value frontier as a step line. A
+price on the measured view that is a listed price (nothing measured) is marked § on the point
+and said in its hover text."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from sweepbench.leaderboard.board import MEASURE_LABELS, Board, Placed
+from sweepbench.leaderboard.board import LISTED_MARK, MEASURE_LABELS, Board, Placed
 from sweepbench.safe_files import write_file_atomically
 
 
 def _hover(p: Placed) -> str:
     source = p.row.label
     text = f"{p.row.model}<br>{source}<br>score {p.score.score:.1f}<br>price ${p.price:,.4f}"
+    if p.listed:
+        text += f" {LISTED_MARK} listed price: nothing measured"
     if p.score.low is not None and p.score.high is not None:
         text += f"<br>95% range {p.score.low:.1f}–{p.score.high:.1f}"
     if p.best:
@@ -40,7 +44,7 @@ def chart_figure(board: Board, *, title: str) -> Any:
                 y=[p.score.score for p in points],
                 mode="markers+text",
                 name=name,
-                text=[p.row.model for p in points],
+                text=[p.row.model + p.mark for p in points],
                 textposition="top center",
                 hovertext=[_hover(p) for p in points],
                 hoverinfo="text",

@@ -1,19 +1,29 @@
 """Where a board's rows come from: the bundled published snapshot (priced by OpenRouter id)
 and the stored runs' records of one benchmark (records that fail to load are counted and
-left out, never guessed at); and a published model as a comparison's entry, with the same
-figures as its row."""
+left out, never guessed at); which benchmarks have a board, and what one benchmark's board
+stands on (:func:`board_source`, for the command and the page alike); and a published model
+as a comparison's entry, with the same figures as its row."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from sweepbench.bench.record import load_record
 from sweepbench.bench.storage import BenchStore
+from sweepbench.bench.storage_rows import RunRow
 from sweepbench.errors import DataError, UserError
 from sweepbench.leaderboard.board import Catalogue
+from sweepbench.leaderboard.catalogue import (
+    benchmark_catalogue,
+    benchmark_questions,
+    elbench_catalogue,
+    published_questions,
+    stored_catalogue,
+)
 from sweepbench.leaderboard.compare import Entry
 from sweepbench.leaderboard.pricing import openrouter_price
-from sweepbench.leaderboard.published import PublishedSnapshot
+from sweepbench.leaderboard.published import PublishedSnapshot, load_published
 from sweepbench.leaderboard.rows import (
     OVERALL,
     TASK_PREFIX,
@@ -25,7 +35,12 @@ from sweepbench.leaderboard.rows import (
 )
 from sweepbench.models.gguf_size import model_size_b
 
+if TYPE_CHECKING:
+    from sweepbench.bench.items import Benchmark
+
 MAX_RUNS = 100_000
+ELBENCH = "elbench"
+"""The benchmark whose board holds the published results (every board's default)."""
 
 
 @dataclass
@@ -36,6 +51,12 @@ class LoadedRows:
     unreadable: list[str] = field(default_factory=list)
     pulled: dict[str, str] = field(default_factory=dict)
     """Run id → where it came from, for rows of runs imported by ``leaderboard pull``."""
+    newest: RunRow | None = None
+    """The benchmark's newest run with a record (any scope): what a benchmark known only from
+    its runs is described by."""
+    in_data: int | None = None
+    """The in-scope questions the newest run of the scope found in its data (its record's
+    coverage); None when no run of the scope has a record."""
 
 
 def published_board_rows(
@@ -87,7 +108,7 @@ def stored_run_rows(bench: BenchStore, scope: Scope, *, benchmark: str = "elbenc
     its model's size from the catalogue (or a local model's GGUF; None = undisclosed)."""
     loaded = LoadedRows(rows=[])
     sizes: dict[str, float | None] = {}
-    for run in bench.runs(limit=MAX_RUNS):
+    for run in bench.runs(limit=MAX_RUNS):  # newest first
         if run.benchmark != benchmark or run.record is None:
             continue
         try:
@@ -95,7 +116,10 @@ def stored_run_rows(bench: BenchStore, scope: Scope, *, benchmark: str = "elbenc
         except DataError:
             loaded.unreadable.append(run.id)
             continue
+        loaded.newest = loaded.newest or run
         if record.selection.scope == scope:
+            if loaded.in_data is None:
+                loaded.in_data = record.coverage.overall.items
             row = run_row(record)
             if row.model not in sizes:
                 sizes[row.model] = model_size_b(row.model)
@@ -105,3 +129,93 @@ def stored_run_rows(bench: BenchStore, scope: Scope, *, benchmark: str = "elbenc
             update = {"size_b": sizes[row.model], "pulled_from": pulled}
             loaded.rows.append(row.model_copy(update=update))
     return loaded
+
+
+@dataclass(frozen=True)
+class BoardSource:
+    """Everything one benchmark's boards in one scope stand on."""
+
+    benchmark: str
+    """The id its runs are stored under (``elbench``, ``sample``, a declaration's id)."""
+    name: str
+    """The benchmark for people (``ELBench``, ``sweepbench sample``)."""
+    scope: Scope
+    catalogue: Catalogue
+    snapshot: PublishedSnapshot | None
+    """ELBench's published figures; None for any other benchmark (its board: your runs)."""
+    published: list[BoardRow]
+    runs: LoadedRows
+    questions: int
+    """The questions of the scope (ELBench: the published counts)."""
+
+    @property
+    def rows(self) -> list[BoardRow]:
+        return [*self.published, *self.runs.rows]
+
+
+def board_source(
+    bench: BenchStore, scope: Scope, benchmark: str = ELBENCH, *, loaded: Benchmark | None = None
+) -> BoardSource:
+    """What the board of ``benchmark`` in ``scope`` stands on, read fresh: ELBench's published
+    results beside your runs, or any other benchmark's runs alone. That benchmark's catalogue
+    and question count come from ``loaded`` (as the caller loaded it), else from the built-in
+    benchmark of that name when it needs no data, else from its newest stored run (the
+    catalogue its settings keep, the questions its record counted). UserError for a benchmark
+    that is none of these."""
+    if benchmark == ELBENCH:
+        catalogue = elbench_catalogue()
+        snapshot = load_published()
+        return BoardSource(
+            benchmark=ELBENCH, name="ELBench", scope=scope, catalogue=catalogue,
+            snapshot=snapshot, published=published_board_rows(snapshot, catalogue, scope),
+            runs=stored_run_rows(bench, scope), questions=published_questions(
+                snapshot, catalogue, scope),
+        )  # fmt: skip
+    runs = stored_run_rows(bench, scope, benchmark=benchmark)
+    if loaded is None:
+        loaded = _built_in(benchmark)
+    if loaded is not None:
+        catalogue, questions = benchmark_catalogue(loaded), benchmark_questions(loaded, scope)
+        name = loaded.name
+    elif runs.newest is not None:
+        try:
+            catalogue = stored_catalogue(runs.newest.settings.get("catalogue") or [])
+        except ValueError as exc:
+            raise UserError(f"benchmark {benchmark!r}: its runs' catalogue: {exc}") from None
+        questions, name = runs.in_data or 0, _stored_name(runs.newest)
+    else:
+        raise UserError(f"no benchmark {benchmark!r} has a board: no run of it is stored")
+    return BoardSource(
+        benchmark=benchmark, name=name, scope=scope, catalogue=catalogue, snapshot=None,
+        published=[], runs=runs, questions=questions,
+    )  # fmt: skip
+
+
+def board_benchmarks(bench: BenchStore) -> list[tuple[str, str]]:
+    """The benchmarks with a board, as (id, name): ELBench first, then the built-in ones that
+    need no data (listed), then every other benchmark with a stored run's record (newest
+    first)."""
+    from sweepbench.bench.sources.registry import sources
+
+    found = {ELBENCH: "ELBench"}
+    for source in sources():
+        if source.listed and not source.needs_data:
+            found.setdefault(source.name, source.label)
+    for run in bench.runs(limit=MAX_RUNS):
+        if run.record is not None and run.benchmark not in found:
+            found[run.benchmark] = _stored_name(run)
+    return list(found.items())
+
+
+def _built_in(benchmark: str) -> Benchmark | None:
+    """The built-in benchmark of this id when it needs no data (None otherwise)."""
+    from sweepbench.bench.sources.registry import find
+
+    known = find(benchmark)
+    if known is None or known.needs_data or known.name != benchmark:
+        return None
+    return known.load(None)
+
+
+def _stored_name(run: RunRow) -> str:
+    return str(run.settings.get("benchmark_name") or run.benchmark)

@@ -1,12 +1,19 @@
 """The About page (``/about``, spec benchmarks.md §17.10 and the decisions of §20 a user should
-know): what ELBench measures, the region-specific sets, how scores, ranges and the paired
-verdicts are made, judged versus rule-scored tasks, our scoring versions, what is never stored,
-and links. Static text, built from the library's constants (areas and tasks from the shipped
-ELBench catalogue, scoring versions, bootstrap resamples, the price measure) where it has them,
-so the page cannot drift from what the code does."""
+know): what ELBench measures (its areas with their question counts), the region-specific sets,
+how scores, ranges and the paired verdicts are made, judged versus rule-scored tasks, our
+scoring versions, what is never stored, and links. Built from the library's constants (areas
+and tasks from the shipped ELBench catalogue, scoring versions, bootstrap resamples, the price
+measure) where it has them, so the page cannot drift from what the code does; the question
+counts are counted from ELBench's items when its data is in the operator's benchmark folders
+(loaded by the one rule of what a visitor may run), else they are the published results'
+counts, and the page says which."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import dash_mantine_components as dmc
@@ -19,12 +26,23 @@ from sweepbench.bench.sources.elbench_registry import Registry, load_registry
 from sweepbench.bench.sweeps.plan import MAX_SETTINGS
 from sweepbench.errors import SweepbenchError
 from sweepbench.leaderboard.board import MEASURE_LABELS, OVERLAP
-from sweepbench.leaderboard.published import PER_TASK_REVISION, TEACHING_PROVENANCE
+from sweepbench.leaderboard.published import (
+    PER_TASK_REVISION,
+    TEACHING_PROVENANCE,
+    load_published,
+)
 from sweepbench.stats.paired import ALPHA, RESAMPLES, SEED
 from sweepbench.web.context import WebContext
+from sweepbench.web.offer import MAX_LISTED, BenchmarkOffer
 
 PAPER = "https://arxiv.org/abs/2608.09548"
 CODE = "https://github.com/ZeroLoss-Lab/ELBench"
+QUESTIONS = "https://huggingface.co/datasets/ZeroLoss-Lab/ELBench"
+RESULTS = "https://huggingface.co/datasets/ZeroLoss-Lab/ELBench-results"
+"""The two datasets ELBench's README links (at commit bdf8ea0, the one its data and published
+figures were taken from): the benchmark items, and the full results with the
+judge-reliability audit. No address of the AI for Education leaderboard is written anywhere
+we know of, so it is not linked."""
 VERSION_WORDS = {
     "replicated": "reads answers as the original ELBench code does, misreadings included, so "
     "scores are comparable with the published results",
@@ -57,8 +75,73 @@ def _registry() -> Registry | None:
         return None
 
 
-def _areas_table(registry: Registry) -> Any:
-    """One row per area: its tasks, how each is scored, and which are region-specific."""
+@dataclass(frozen=True)
+class QuestionCounts:
+    """How many questions each ELBench task has, and where the counts come from."""
+
+    tasks: Mapping[str, int]
+    """Task id → questions."""
+    source: str
+    """Where the counts come from, for people (a sentence)."""
+
+    def area(self, registry: Registry, area: str) -> int:
+        return sum(self.tasks.get(t.id, 0) for t in registry.tasks if t.area == area)
+
+    def total(self, registry: Registry, *, regional: bool) -> int:
+        return sum(
+            self.tasks.get(t.id, 0) for t in registry.tasks if regional or not t.region_specific
+        )
+
+
+def _data_folders(offer: BenchmarkOffer, registry: Registry) -> Iterator[Path]:
+    """The folders of the operator's benchmark folders that look like ELBench's data (each
+    benchmark folder itself, then its subfolders, at most :data:`MAX_LISTED` looked at): those
+    holding every area's folder."""
+    for folder in offer.folders:
+        try:
+            children = sorted(e.path for e in os.scandir(folder) if e.is_dir())[:MAX_LISTED]
+        except OSError:
+            continue
+        for candidate in (str(folder), *children):
+            if all(Path(candidate, area.folder).is_dir() for area in registry.areas):
+                yield Path(candidate)
+
+
+def question_counts(offer: BenchmarkOffer, registry: Registry) -> QuestionCounts:
+    """The questions per task: counted from ELBench's items when its data is in the operator's
+    benchmark folders and loads (by :meth:`BenchmarkOffer.load`, the rule every page loads
+    a benchmark by), else the published results' per-task counts."""
+    from sweepbench.bench.request import BenchRequest
+
+    for folder in _data_folders(offer, registry):
+        request = BenchRequest(benchmark="elbench", data=folder, models={"target": "x/y"})
+        try:
+            benchmark = offer.load(request)[1]
+        except (SweepbenchError, OSError):
+            continue
+        shown = next(
+            (folder.relative_to(f).as_posix() for f in offer.folders if folder.is_relative_to(f)),
+            folder.name,
+        )
+        where = "one of this server's benchmark folders" if shown == "." else (
+            f"this server's benchmark folders ({shown})"
+        )  # fmt: skip
+        return QuestionCounts(
+            {t.id: len(t.items) for t in benchmark.tasks},
+            f"The question counts are counted from the ELBench data in {where}: what a run asks.",
+        )
+    published = next((m.tasks for m in load_published().models if m.tasks), {})
+    return QuestionCounts(
+        {task: t.count for task, t in published.items()},
+        "ELBench's data is not in this server's benchmark folders, so the question counts "
+        f"are the published results' ({PER_TASK_REVISION} per-task counts); with the data "
+        "there, they are counted from its items, which is what a run asks.",
+    )
+
+
+def _areas_table(registry: Registry, counts: QuestionCounts) -> Any:
+    """One row per area: its questions, its tasks, how each is scored, and which are
+    region-specific."""
     rows = []
     for area in registry.areas:
         tasks = [t for t in registry.tasks if t.area == area.key]
@@ -68,33 +151,32 @@ def _areas_table(registry: Registry) -> Any:
             dmc.TableTr(
                 [
                     dmc.TableTd(area.label),
+                    dmc.TableTd(f"{counts.area(registry, area.key):,}"),
                     dmc.TableTd(f"{len(tasks)}"),
                     dmc.TableTd(names),
                     dmc.TableTd(", ".join(gradings)),
                 ]
             )
         )
-    head = dmc.TableThead(
-        dmc.TableTr([dmc.TableTh(h) for h in ("Area", "Tasks", "What is asked", "Scored")])
-    )
+    titles = ("Area", "Questions", "Tasks", "What is asked", "Scored")
+    head = dmc.TableThead(dmc.TableTr([dmc.TableTh(h) for h in titles]))
     return dmc.TableScrollContainer(
         dmc.Table([head, dmc.TableTbody(rows)], striped=True, id="ab-areas-table"),
         minWidth=600,
     )
 
 
-def _measures(registry: Registry | None) -> list[Any]:
-    if registry is None:
+def _measures(registry: Registry | None, counts: QuestionCounts | None) -> list[Any]:
+    if registry is None or counts is None:
         return [_text("The ELBench catalogue could not be read here.")]
     described = [f"{t.name}: {t.description}" for t in registry.tasks if t.description]
     return [
         _text(
-            f"ELBench asks {len(registry.tasks)} tasks in {len(registry.areas)} areas. Question "
-            "counts are counted from the data you load (the paper's published counts differ "
-            "slightly from its own data; counts must describe what actually ran). † marks a "
-            "region-specific set."
+            f"ELBench asks {len(registry.tasks)} tasks in {len(registry.areas)} areas. † marks "
+            "a region-specific set."
         ),
-        _areas_table(registry),
+        _areas_table(registry, counts),
+        dmc.Text(counts.source, size="sm", c="dimmed", id="ab-counts-source"),
         dmc.Accordion(
             [
                 dmc.AccordionItem(
@@ -109,15 +191,21 @@ def _measures(registry: Registry | None) -> list[Any]:
     ]
 
 
-def _region(registry: Registry | None) -> list[Any]:
+def _region(registry: Registry | None, counts: QuestionCounts | None) -> list[Any]:
     names = ", ".join(t.name for t in registry.tasks if t.region_specific) if registry else "(none)"
+    sizes = ""
+    if registry is not None and counts is not None:
+        core = counts.total(registry, regional=False)
+        paper = counts.total(registry, regional=True)
+        sizes = f"Without them: {core:,} questions; with them: {paper:,}."
     return [
         _text(
             f"Region-specific sets ({names}) test one country's curriculum and content rules.",
             "They are off by default (the core scope), so a score says how a model does on "
             "questions that make sense everywhere; include them (the paper scope) to compare "
-            "with the published figures, which used it. The estimate shows how many questions "
-            "each choice runs.",
+            "with the published figures, which used it.",
+            sizes,
+            "The estimate shows how many questions each choice runs.",
         )
     ]
 
@@ -238,8 +326,17 @@ def _links() -> list[Any]:
         _bullets(
             [
                 html.A("The paper (arXiv 2608.09548)", href=PAPER, id="ab-link-paper"),
+                html.A("The code (ZeroLoss-Lab/ELBench on GitHub)", href=CODE, id="ab-link-code"),
                 html.A(
-                    "The code and questions (ZeroLoss-Lab/ELBench)", href=CODE, id="ab-link-code"
+                    "The questions (the ZeroLoss-Lab/ELBench dataset on Hugging Face)",
+                    href=QUESTIONS,
+                    id="ab-link-questions",
+                ),
+                html.A(
+                    "The published results and audits (the ZeroLoss-Lab/ELBench-results "
+                    "dataset on Hugging Face)",
+                    href=RESULTS,
+                    id="ab-link-results",
                 ),
             ]
         ),
@@ -248,15 +345,17 @@ def _links() -> list[Any]:
 
 
 def layout(context: WebContext, search: str) -> Any:
-    """The page (static: nothing here calls a model or reads the store)."""
+    """The page (nothing here calls a model or reads the store; ELBench's data is counted
+    when the operator's benchmark folders hold it)."""
     registry = _registry()
+    counts = None if registry is None else question_counts(context.benchmarks, registry)
     return dmc.Stack(
         gap=4,
         maw=960,
         children=[
             dmc.Title("About", order=2),
-            _section("measures", "What ELBench measures", *_measures(registry)),
-            _section("region", "Region-specific sets", *_region(registry)),
+            _section("measures", "What ELBench measures", *_measures(registry, counts)),
+            _section("region", "Region-specific sets", *_region(registry, counts)),
             _section("scores", "How the scores work", *_scores()),
             _section("versions", "Scoring versions", *_versions()),
             _section("sweeps", "Ranges and paired verdicts in a sweep", *_sweeps()),

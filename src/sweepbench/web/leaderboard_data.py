@@ -1,6 +1,7 @@
 """What the Leaderboard page shows, from the leaderboard library (no rule of its own): the
-rows of a scope (the bundled published results and the store's runs), the board the controls
-pick, the comparison of picked results and the paired test of two runs, and the pull from the
+benchmarks with a board, the rows of a benchmark and scope (ELBench's bundled published
+results and the store's runs; any other benchmark's runs), the board the controls pick, the
+comparison of picked results and the paired test of two runs, and the pull from the
 configured shared leaderboard that Refresh does first."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
+from urllib.parse import parse_qs
 
 from sweepbench.bench.record import load_record
 from sweepbench.bench.storage import BenchStore
@@ -18,15 +20,16 @@ from sweepbench.leaderboard.board import Board, Catalogue, Filters, PriceMeasure
 from sweepbench.leaderboard.board import takeaway as takeaway_lines
 from sweepbench.leaderboard.bundle import is_url
 from sweepbench.leaderboard.bundle_pull import pull as pull_bundles
-from sweepbench.leaderboard.catalogue import elbench_catalogue, published_questions
+from sweepbench.leaderboard.catalogue import elbench_catalogue
 from sweepbench.leaderboard.compare import Comparison, Entry, Layout, View, compare
-from sweepbench.leaderboard.published import PublishedSnapshot, load_published
-from sweepbench.leaderboard.rows import OVERALL, REVISION_MARK, BoardRow, Scope
+from sweepbench.leaderboard.published import load_published
+from sweepbench.leaderboard.rows import OVERALL, REVISION_MARK, Scope
 from sweepbench.leaderboard.sources import (
-    LoadedRows,
-    published_board_rows,
+    ELBENCH,
+    BoardSource,
+    board_benchmarks,
+    board_source,
     published_entry,
-    stored_run_rows,
 )
 from sweepbench.settings import scrub, shared_place
 from sweepbench.stats.paired import PairedResult, item_values, paired_difference
@@ -68,35 +71,45 @@ def _slider(value: object) -> float | None:
     return number if math.isfinite(number) and number >= 0 else None
 
 
-@dataclass(frozen=True)
-class Sources:
-    """Everything of one scope: the catalogue, the snapshot, the rows and their question
-    count."""
-
-    scope: Scope
-    catalogue: Catalogue
-    snapshot: PublishedSnapshot
-    published: list[BoardRow]
-    runs: LoadedRows
-    questions: int
-
-    @property
-    def rows(self) -> list[BoardRow]:
-        return [*self.published, *self.runs.rows]
+Sources = BoardSource
+"""Everything one benchmark's board of one scope stands on (the library's
+:class:`~sweepbench.leaderboard.sources.BoardSource`)."""
+ELBENCH_LABEL = "ELBench (published results and your runs)"
 
 
-def sources(store: Store, scope: Scope) -> Sources:
-    """Read the published rows and the store's ELBench runs of ``scope`` (fresh each time)."""
-    catalogue = elbench_catalogue()
-    snapshot = load_published()
-    return Sources(
-        scope=scope,
-        catalogue=catalogue,
-        snapshot=snapshot,
-        published=published_board_rows(snapshot, catalogue, scope),
-        runs=stored_run_rows(BenchStore(store), scope),
-        questions=published_questions(snapshot, catalogue, scope),
-    )
+def benchmark_choices(store: Store) -> list[dict[str, str]]:
+    """The Benchmark picker's choices: ELBench first (with its published results), then the
+    built-in benchmarks and every benchmark with a stored run (its runs only)."""
+    return [
+        {"value": key, "label": ELBENCH_LABEL if key == ELBENCH else name}
+        for key, name in board_benchmarks(BenchStore(store))
+    ]
+
+
+def benchmark_of(value: object, choices: Sequence[dict[str, str]]) -> str:
+    """The benchmark a picker's value names when it is one of ``choices``; else ELBench (what
+    a visitor's request may send instead is never looked up)."""
+    known = {c["value"] for c in choices}
+    return value if isinstance(value, str) and value in known else ELBENCH
+
+
+def asked_benchmark(search: str | None) -> str | None:
+    """The benchmark a page address asks for (``?benchmark=sample``), or None."""
+    return parse_qs((search or "").lstrip("?")).get("benchmark", [None])[0]
+
+
+def sources(store: Store, scope: Scope, benchmark: object = ELBENCH) -> Sources:
+    """Read the rows of ``benchmark``'s board in ``scope`` (fresh each time): ELBench's
+    published rows and your ELBench runs, or another benchmark's runs. What has no board (a
+    benchmark whose last run was just deleted, or whatever else a visitor's request sends:
+    only built-in names and stored runs' ids are ever looked up) is ELBench's."""
+    bench = BenchStore(store)
+    if isinstance(benchmark, str) and benchmark != ELBENCH:
+        try:
+            return board_source(bench, scope, benchmark)
+        except UserError:
+            pass
+    return board_source(bench, scope)
 
 
 def pull_shared(store: Store) -> list[str] | None:
@@ -165,6 +178,8 @@ def board_view(
         lines.append(f"{count} stored run record(s) could not be read and are left out.")
     label = found.catalogue.metric_label(metric)
     title = f"{label} · board: {judge} · {found.scope} scope"
+    if found.benchmark != ELBENCH:
+        title = f"{found.name} · {title}"
     return BoardView(board, lines, title)
 
 
@@ -182,13 +197,20 @@ def run_entry(bench: BenchStore, run_id: str) -> Entry:
         raise UserError(str(exc)) from None
 
 
-def comparison(store: Store, keys: Sequence[str], *, by: View, scope: Scope) -> Comparison:
-    """The picked results side by side in ``scope`` (UserError when they cannot be compared):
-    published results with the figures the board shows them with, marked as the library marks
-    them (:mod:`sweepbench.leaderboard.compare`)."""
-    catalogue = elbench_catalogue()
-    snapshot = load_published()
+def comparison(
+    store: Store, keys: Sequence[str], *, by: View, scope: Scope, benchmark: str = ELBENCH
+) -> Comparison:
+    """The picked results of ``benchmark``'s board side by side in ``scope`` (UserError when
+    they cannot be compared): published results (ELBench's only) with the figures the board
+    shows them with, marked as the library marks them
+    (:mod:`sweepbench.leaderboard.compare`)."""
     bench = BenchStore(store)
+    catalogue: Catalogue = elbench_catalogue()
+    if benchmark != ELBENCH:
+        catalogue = board_source(bench, scope, benchmark).catalogue
+        if any(key.startswith(OFFICIAL_PREFIX) for key in keys):
+            raise UserError("only ELBench has published results to compare with")
+    snapshot = load_published()
     entries = [
         published_entry(snapshot, catalogue, scope, key.removeprefix(OFFICIAL_PREFIX))
         if key.startswith(OFFICIAL_PREFIX)

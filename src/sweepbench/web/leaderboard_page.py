@@ -1,26 +1,30 @@
 """The Leaderboard page (spec §17): ELBench's published results and your runs, by price and
 score, one board per judge.
 
-The controls (area, scope, judge board, filters, one task, price measure, your runs on or
-off) pick a board from :mod:`sweepbench.leaderboard` (no rule lives here): the chart (Plotly,
-served by this app, log price against score, the frontier as a step line), the takeaway and
-the value table; accordions hold the published results (with the task-by-task picker), your
-runs, and the comparison of picked results (task by task or by area, and the paired test of
-two runs). Refresh first pulls the configured shared leaderboard into the store (when there
-is one), then re-reads the store. Nothing here spends or takes a key."""
+The controls (benchmark, area, scope, judge board, filters, one task, price measure, your runs
+on or off) pick a board from :mod:`sweepbench.leaderboard` (no rule lives here). ELBench's
+board, the default, holds its published results beside your runs; every other benchmark with a
+board (the built-in ones, and any with a stored run; ``?benchmark=ID`` opens one) holds your
+runs of it, side by side. The chart (Plotly, served by this app, log price against score, the
+frontier as a step line), the takeaway and the value table; accordions hold the published
+results (with the task-by-task picker), your runs, and the comparison of picked results (task
+by task or by area, and the paired test of two runs). Refresh first pulls the configured shared
+leaderboard into the store (when there is one), then re-reads the store. Nothing here spends or
+takes a key."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import dash_mantine_components as dmc
-from dash import Dash, Input, Output, State, dcc, html, no_update
+from dash import Dash, Input, Output, State, callback_context, dcc, html, no_update
 
 from sweepbench.errors import UserError
 from sweepbench.leaderboard.board import MEASURE_LABELS
 from sweepbench.leaderboard.chart import chart_figure
-from sweepbench.leaderboard.published import PAPER_JUDGE, TEACHING_PROVENANCE
+from sweepbench.leaderboard.published import PAPER_JUDGE, TEACHING_PROVENANCE, load_published
 from sweepbench.leaderboard.rows import OVERALL, REVISION_MARK
+from sweepbench.leaderboard.sources import ELBENCH
 from sweepbench.web.context import WebContext
 from sweepbench.web.leaderboard_data import (
     DEFAULT_BASELINES,
@@ -28,6 +32,9 @@ from sweepbench.web.leaderboard_data import (
     RUN_PREFIX,
     SIZE_OFF,
     Sources,
+    asked_benchmark,
+    benchmark_choices,
+    benchmark_of,
     board_view,
     comparison,
     filters_of,
@@ -70,35 +77,64 @@ NO_SHARED_NOTE = (
 
 def headline(found: Sources) -> str:
     count = len(found.catalogue.areas)
-    areas = {3: "three", 4: "four", 5: "five"}.get(count, str(count))
-    return (
-        f"ELBench scores models on {found.questions:,} questions in {areas} areas. "
+    areas = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}.get(count, str(count))
+    text = (
+        f"{found.name} scores models on {found.questions:,} questions in {areas} "
+        f"area{'' if count == 1 else 's'}. "
         "Each dot is a model: higher scores better, further left costs less."
     )
+    if found.snapshot is None:
+        text += " This board holds your runs only: it has no published results."
+    return text
 
 
-def default_compare(found: Sources) -> tuple[str, list[str]]:
-    """The first result (your newest run, else the first baseline) and the baselines minus
-    it."""
+def default_compare(found: Sources) -> tuple[str | None, list[str]]:
+    """The first result (your newest run, else the first baseline; None when there is
+    neither) and the baselines minus it."""
     choices = [c["value"] for c in result_choices(found)]
     runs = [c for c in choices if c.startswith(RUN_PREFIX)]
-    first = runs[0] if runs else DEFAULT_BASELINES[0]
+    first: str | None = runs[0] if runs else DEFAULT_BASELINES[0]
+    if first not in choices:
+        first = None
     return first, [b for b in DEFAULT_BASELINES if b != first and b in choices]
 
 
+def default_board(found: Sources) -> str:
+    """The board a benchmark opens on: the paper's judge's for ELBench (its published
+    results); for another benchmark, the board of your newest run of it."""
+    if found.snapshot is None and found.runs.rows:
+        newest = max(found.runs.rows, key=lambda r: (r.created_at is not None, r.created_at))
+        if newest.judge is not None:
+            return newest.judge
+    return PAPER_JUDGE
+
+
+def price_limit_label(measure: object) -> str:
+    """The Highest price slider's title on the chosen measure (the filter is on it)."""
+    key = measure if isinstance(measure, str) and measure in MEASURE_LABELS else "blended"
+    return f"Highest price ({MEASURE_LABELS[key]}; {PRICE_OFF:g} = no limit)"
+
+
 def layout(context: WebContext, search: str) -> Any:
-    """The page, its choices read from the store now."""
-    found = sources(context.store, "core")
+    """The page, its choices read from the store now (``?benchmark=ID`` opens that
+    benchmark's board when it has one)."""
+    benchmarks = benchmark_choices(context.store)
+    benchmark = benchmark_of(asked_benchmark(search), benchmarks)
+    found = sources(context.store, "core", benchmark)
     first, others = default_compare(found)
     controls = dmc.Group(
         [
+            dmc.Select(
+                id="lb-benchmark", label="Benchmark", data=benchmarks, value=found.benchmark,
+                allowDeselect=False, w=300,
+            ),
             dmc.Select(
                 id="lb-area", label="Area", data=area_choices(found), value=OVERALL,
                 allowDeselect=False, w=220,
             ),
             dmc.Select(
-                id="lb-board", label="Graded by", data=board_choices(found), value=PAPER_JUDGE,
-                allowDeselect=False, w=320,
+                id="lb-board", label="Graded by", data=board_choices(found),
+                value=default_board(found), allowDeselect=False, w=320,
             ),
             dmc.Checkbox(id="lb-scope", label="Include the region-specific sets", checked=False),
             dmc.Button("Refresh", id="lb-refresh", variant="light"),
@@ -110,7 +146,7 @@ def layout(context: WebContext, search: str) -> Any:
         [
             dmc.Stack(
                 [
-                    dmc.Text("Highest price ($/1M, blended; 30 = no limit)", size="sm"),
+                    dmc.Text(price_limit_label("blended"), size="sm", id="lb-max-price-label"),
                     dmc.Slider(
                         id="lb-max-price", min=0.1, max=PRICE_OFF, step=0.1, value=PRICE_OFF,
                         marks=[{"value": 0.1, "label": "$0.1"}, {"value": 30, "label": "no limit"}],
@@ -166,7 +202,8 @@ def layout(context: WebContext, search: str) -> Any:
             _item(
                 "published",
                 "Published results",
-                [
+                hidden=found.snapshot is None,
+                children=[
                     html.Div(id="lb-published-table"),
                     dmc.Text(REVISION_MARK, size="xs", c="dimmed"),
                     dmc.Select(
@@ -175,7 +212,7 @@ def layout(context: WebContext, search: str) -> Any:
                         allowDeselect=False, w=260, mt="sm",
                     ),
                     html.Div(id="lb-tasks-table"),
-                    dmc.Text(found.snapshot.provenance, size="xs", c="dimmed"),
+                    dmc.Text(load_published().provenance, size="xs", c="dimmed"),
                     dmc.Text(
                         TEACHING_PROVENANCE, size="xs", c="dimmed", id="lb-teaching-provenance"
                     ),
@@ -235,11 +272,17 @@ def layout(context: WebContext, search: str) -> Any:
     )
 
 
-def _item(value: str, title: str, children: list[Any]) -> Any:
+def _item(value: str, title: str, children: list[Any], *, hidden: bool = False) -> Any:
     return dmc.AccordionItem(
         [dmc.AccordionControl(title, id=f"lb-open-{value}"), dmc.AccordionPanel(children)],
         value=value,
+        id=f"lb-item-{value}",
+        style=_shown(not hidden),
     )
+
+
+def _shown(shown: bool) -> dict[str, str]:
+    return {} if shown else {"display": "none"}
 
 
 def _keep(value: Any, data: list[dict[str, str]], fallback: Any) -> Any:
@@ -267,6 +310,9 @@ def register(app: Dash, context: WebContext) -> None:
 
     @app.callback(
         Output("lb-headline", "children"),
+        Output("lb-benchmark", "data"),
+        Output("lb-area", "data"),
+        Output("lb-area", "value"),
         Output("lb-board", "data"),
         Output("lb-board", "value"),
         Output("lb-task", "data"),
@@ -275,52 +321,74 @@ def register(app: Dash, context: WebContext) -> None:
         Output("lb-compare-first", "value"),
         Output("lb-compare-with", "data"),
         Output("lb-compare-with", "value"),
+        Output("lb-item-published", "style"),
+        Output("lb-tasks-for", "data"),
         Output("lb-published-table", "children"),
         Output("lb-runs-table", "children"),
         Output("lb-refresh-note", "children"),
+        Input("lb-benchmark", "value"),
         Input("lb-scope", "checked"),
         Input("lb-pulled", "data"),
+        State("lb-area", "value"),
         State("lb-board", "value"),
         State("lb-task", "value"),
         State("lb-compare-first", "value"),
         State("lb-compare-with", "value"),
     )
     def rescope(
+        benchmark: Any,
         regional: bool | None,
         pulled: dict[str, Any] | None,
+        area: str | None,
         board: str | None,
         task: str | None,
         first: str | None,
         others: list[str] | None,
     ) -> tuple[Any, ...]:
-        """Rebuild the choices (keeping selections that still exist) and the tables."""
-        found = sources(context.store, scope_of(regional))
-        boards, tasks, results = board_choices(found), task_choices(found), result_choices(found)
+        """Rebuild the choices and the tables: on a benchmark change its own defaults, else
+        keeping selections that still exist."""
+        benchmarks = benchmark_choices(context.store)
+        found = sources(context.store, scope_of(regional), benchmark_of(benchmark, benchmarks))
+        areas, boards = area_choices(found), board_choices(found)
+        tasks, results = task_choices(found), result_choices(found)
         default_first, default_others = default_compare(found)
+        if callback_context.triggered_id == "lb-benchmark":  # another benchmark's board
+            area, board, task, first, others = None, None, None, None, None
         note: Any = ""
-        if pulled:
+        if isinstance(pulled, dict) and pulled:
             lines = pulled.get("lines") or [NO_SHARED_NOTE]
             reread = REFRESH_NOTE.format(runs=len(found.runs.rows))
             note = [html.Div(line) for line in [*lines, reread]]
         return (
             headline(found),
+            benchmarks,
+            areas,
+            _keep(area, areas, OVERALL),
             boards,
-            _keep(board, boards, PAPER_JUDGE),
+            _keep(board, boards, default_board(found)),
             tasks,
             _keep(task, tasks, NO_TASK),
             results,
             _keep(first, results, default_first),
             results,
             _keep(others or [], results, default_others),
+            _shown(found.snapshot is not None),
+            tasks_for_choices(found),
             published_table(found),
             runs_table(found.runs.rows),
             note,
         )
 
+    @app.callback(Output("lb-max-price-label", "children"), Input("lb-measure", "value"))
+    def price_label(measure: Any) -> str:
+        """The price limit is on the chosen measure: its title says which."""
+        return price_limit_label(measure)
+
     @app.callback(
         Output("lb-chart", "figure"),
         Output("lb-takeaway", "children"),
         Output("lb-value-table", "children"),
+        Input("lb-benchmark", "value"),
         Input("lb-scope", "checked"),
         Input("lb-area", "value"),
         Input("lb-task", "value"),
@@ -333,6 +401,7 @@ def register(app: Dash, context: WebContext) -> None:
         Input("lb-pulled", "data"),
     )
     def draw(
+        benchmark: Any,
         regional: bool | None,
         area: str | None,
         task: str | None,
@@ -345,7 +414,7 @@ def register(app: Dash, context: WebContext) -> None:
         _pulled: Any,
     ) -> tuple[Any, ...]:
         """The board the controls pick: chart, takeaway and value table."""
-        found = sources(context.store, scope_of(regional))
+        found = sources(context.store, scope_of(regional), benchmark)
         metric = metric_of(area, None if task in (None, NO_TASK) else task)
         try:
             view = board_view(
@@ -366,10 +435,11 @@ def register(app: Dash, context: WebContext) -> None:
         Output("lb-tasks-table", "children"),
         Input("lb-tasks-for", "value"),
         Input("lb-scope", "checked"),
+        Input("lb-benchmark", "value"),
     )
-    def tasks(which: str | None, regional: bool | None) -> Any:
-        """The task-by-task figures of one published model, or all."""
-        return tasks_table(sources(context.store, scope_of(regional)), which)
+    def tasks(which: str | None, regional: bool | None, benchmark: Any) -> Any:
+        """The task-by-task figures of one published model, or all (ELBench's only)."""
+        return tasks_table(sources(context.store, scope_of(regional), benchmark), which)
 
     @app.callback(
         Output("lb-compare-table", "children"),
@@ -380,6 +450,7 @@ def register(app: Dash, context: WebContext) -> None:
         Input("lb-compare-by", "value"),
         Input("lb-scope", "checked"),
         Input("lb-pulled", "data"),
+        State("lb-benchmark", "value"),
     )
     def compared(
         first: str | None,
@@ -387,6 +458,7 @@ def register(app: Dash, context: WebContext) -> None:
         by: str | None,
         regional: bool | None,
         _pulled: Any,
+        benchmark: Any,
     ) -> tuple[Any, ...]:
         """The picked results side by side, and the paired test of exactly two runs."""
         keys = [k for k in [first, *(others or [])] if k]
@@ -397,6 +469,7 @@ def register(app: Dash, context: WebContext) -> None:
             result = comparison(
                 context.store, keys, by="area" if by == "area" else "task",
                 scope=scope_of(regional),
+                benchmark=benchmark if isinstance(benchmark, str) else ELBENCH,
             )  # fmt: skip
         except UserError as exc:
             return dmc.Alert(str(exc), color="yellow"), "", ""

@@ -12,7 +12,7 @@ from dash import html
 
 from sweepbench.leaderboard.board import OVERLAP, Board, board_keys, price_of
 from sweepbench.leaderboard.compare import Comparison
-from sweepbench.leaderboard.published import PAPER_JUDGE
+from sweepbench.leaderboard.published import PAPER_JUDGE, PublishedModel
 from sweepbench.leaderboard.rows import OVERALL, TASK_PREFIX, BoardRow, MetricScore
 from sweepbench.web.leaderboard_data import OFFICIAL_PREFIX, RUN_PREFIX, Sources
 
@@ -64,28 +64,35 @@ def area_choices(found: Sources) -> list[dict[str, str]]:
 
 
 def task_choices(found: Sources) -> list[dict[str, str]]:
+    """One task only: the scope's tasks by name (the board's own label of a task metric)."""
+    metrics = [f"{TASK_PREFIX}{task}" for task in found.catalogue.in_scope(found.scope)]
     return [
         {"value": NO_TASK, "label": "None, use the area above"},
-        *(
-            {"value": f"{TASK_PREFIX}{task}", "label": task}
-            for task in found.catalogue.in_scope(found.scope)
-        ),
+        *({"value": m, "label": found.catalogue.metric_label(m)} for m in metrics),
     ]
+
+
+def published_models(found: Sources) -> list[PublishedModel]:
+    """The published models of the board's benchmark (ELBench's; none for another)."""
+    return [] if found.snapshot is None else found.snapshot.models
 
 
 def board_choices(found: Sources) -> list[dict[str, str]]:
-    """The judge boards: the paper's judge first (so labelled), then the runs' judges."""
+    """The judge boards: the paper's judge first (so labelled on ELBench's board), then the
+    runs' judges."""
+    paper = found.snapshot is not None
     return [
-        {"value": key, "label": f"{key} (the paper's judge)" if key == PAPER_JUDGE else key}
+        {"value": key, "label": f"{key} (the paper's judge)" if paper and key == PAPER_JUDGE
+         else key}
         for key in board_keys(found.rows)
-    ]
+    ]  # fmt: skip
 
 
 def result_choices(found: Sources) -> list[dict[str, str]]:
     """The results to compare: the published models, then your runs (newest first)."""
     published = [
         {"value": f"{OFFICIAL_PREFIX}{m.key}", "label": f"{m.display_name} · published"}
-        for m in found.snapshot.models
+        for m in published_models(found)
     ]
     runs = sorted(
         found.runs.rows, key=lambda r: (r.created_at is not None, r.created_at), reverse=True
@@ -97,7 +104,7 @@ def result_choices(found: Sources) -> list[dict[str, str]]:
 def tasks_for_choices(found: Sources) -> list[dict[str, str]]:
     return [
         {"value": ALL_MODELS, "label": "All models"},
-        *({"value": m.key, "label": m.display_name} for m in found.snapshot.models),
+        *({"value": m.key, "label": m.display_name} for m in published_models(found)),
     ]
 
 
@@ -114,7 +121,7 @@ def value_table(board: Board) -> Any:
             p.row.model_id or "—",
             usd(p.row.price.input_per_million if p.row.price else None),
             usd(p.row.price.output_per_million if p.row.price else None),
-            usd(p.price),
+            usd(p.price) + p.mark,
             score_text(p.score, computed_here=p.row.source == "run"),
         ]
         for p in board.placed
@@ -128,7 +135,7 @@ def published_table(found: Sources) -> Any:
     in_scope = found.catalogue.in_scope(found.scope)
     by_name = {r.model: r for r in found.published}
     rows = []
-    for m in found.snapshot.models:
+    for m in published_models(found):
         row = by_name.get(m.display_name)
         if row is None:
             continue
@@ -143,14 +150,17 @@ def published_table(found: Sources) -> Any:
             ]
         )
     head = ("Rank", "Model", "Overall [95% range]", *found.catalogue.areas.values(), "Questions")
-    return table(head, rows, id="lb-published", empty="No published results.")
+    empty = "No published results."
+    if found.snapshot is None:
+        empty = f"No published results for {found.name}: its board holds your runs only."
+    return table(head, rows, id="lb-published", empty=empty)
 
 
 def tasks_table(found: Sources, which: str | None) -> Any:
     """Model, Area, Task, Questions, Score, Pass rate (%), Mean raw score (the scope's tasks,
     the 2026-06-08 revision)."""
     in_scope = found.catalogue.in_scope(found.scope)
-    models = [m for m in found.snapshot.models if which in (None, ALL_MODELS) or m.key == which]
+    models = [m for m in published_models(found) if which in (None, ALL_MODELS) or m.key == which]
     rows = [
         [
             m.display_name,
