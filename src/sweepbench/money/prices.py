@@ -88,6 +88,17 @@ class Price:
         )
         return total / MILLION
 
+    @property
+    def blended(self) -> Decimal:
+        """USD per 1M tokens, blended 3:1 input:output (:func:`blended`)."""
+        return blended(self.input, self.output)
+
+
+def blended(input_per_million: Decimal, output_per_million: Decimal) -> Decimal:
+    """The blended price, USD per 1M tokens, 3:1 input:output: the one such price (the
+    leaderboard's boards and filters, the Run a benchmark page's price filter)."""
+    return (3 * input_per_million + output_per_million) / 4
+
 
 @cache
 def _genai_prices_version() -> str:
