@@ -55,6 +55,24 @@ def budget_in_range(budget: int) -> bool:
     return 1 <= budget <= MAX_BUDGET
 
 
+SHORT_BUDGET = 1_000
+"""Below this many tokens most answers are cut short: the surfaces warn (the run still goes)."""
+
+
+def read_budget(raw: object) -> int:
+    """A typed output budget (``--max-tokens``, a page's answer length limit) — the one parser
+    every surface reads a budget with: "64000", "64,000", "64.000" and "64k" are 64,000
+    (:func:`coerce_budget`); a value that is no number, or one outside 1 to
+    :data:`MAX_BUDGET` tokens, is a UserError naming the value."""
+    shown = str(raw).strip()
+    budget = coerce_budget(raw)
+    if budget is None:
+        raise UserError(f"cannot read max tokens {shown!r} as a number (64000 or 64k)")
+    if not budget_in_range(budget):
+        raise UserError(out_of_range(shown))
+    return budget
+
+
 def out_of_range(shown: str) -> str:
     return f"max tokens {shown} out of range: a budget is 1 to {MAX_BUDGET:,} tokens"
 

@@ -30,15 +30,9 @@ def read_budget(raw: str) -> int:
     no number, or one outside 1 to ``MAX_BUDGET`` tokens, is a UserError naming the value.
     (Lowering a budget to a model's own limit, with a note, is
     :func:`sweepbench.axes.cells.clamp_budget`.)"""
-    from sweepbench.axes.cells import MAX_BUDGET, budget_in_range, coerce_budget
+    from sweepbench.axes.cells import read_budget as read  # the one parser (the web's too)
 
-    shown = raw.strip()
-    budget = coerce_budget(raw)
-    if budget is None:
-        raise UserError(f"cannot read max tokens {shown!r} as a number (64000 or 64k)")
-    if not budget_in_range(budget):
-        raise UserError(f"max tokens {shown} out of range: a budget is 1 to {MAX_BUDGET:,} tokens")
-    return budget
+    return read(raw)
 
 
 def check_port(port: int, flag: str = "--port") -> int:

@@ -28,6 +28,7 @@ from sweepbench.web.offer import BenchmarkOffer, offered_models
 from sweepbench.web.request_form import (
     FormField,
     as_typed,
+    budget,
     checked,
     fill_form,
     joined,
@@ -206,8 +207,8 @@ def request_for(c: Controls) -> BenchRequest:
     }  # fmt: skip
     if axis != "effort" and c.effort not in (None, "", DEFAULT_EFFORT):
         fields["effort"] = c.effort
-    if axis != "max_tokens" and as_typed(c.max_tokens) is not None:
-        fields["max_tokens"] = as_typed(c.max_tokens)
+    if axis != "max_tokens" and text(c.max_tokens):  # the one budget parser, the CLI's
+        fields["max_tokens"] = budget(c.max_tokens, NAMES["max_tokens"])
     if axis != "prompt_version" and _text(c.prompt_version):
         fields["prompt_version"] = _text(c.prompt_version)
     return BenchRequest.from_values(fields, names=NAMES)
@@ -432,9 +433,12 @@ def advanced_layout(c: Controls, models: list[str]) -> Any:
             clampBehavior="none", description=note, w=w,
         )  # fmt: skip
 
-    max_tokens = html.Div(
-        number("bs-max-tokens", "Answer length limit", c.max_tokens,
-               f"max tokens (empty: {DEFAULT_ANSWER_TOKENS:,}, capped at the model's)", w=230),
+    max_tokens = html.Div(  # text, read as the CLI reads it ("64.000" is 64,000, "64k" too)
+        dmc.TextInput(
+            id="bs-max-tokens", label="Answer length limit", value=str(_shown(c.max_tokens)),
+            description=f"max tokens (empty: {DEFAULT_ANSWER_TOKENS:,}, capped at the model's)",
+            w=230,
+        ),
         id="bs-wrap-max-tokens",
         style=HIDDEN if axis == "max_tokens" else SHOWN,
     )  # fmt: skip

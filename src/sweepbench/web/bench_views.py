@@ -10,15 +10,20 @@ from typing import Any
 import dash_mantine_components as dmc
 from dash import html
 
+from sweepbench.axes.cells import SHORT_BUDGET, read_budget
+from sweepbench.bench.defaults import MAX_REPEATS
 from sweepbench.bench.items import Benchmark
-from sweepbench.bench.report import load_report
+from sweepbench.bench.plan import MAX_TEMPERATURE
+from sweepbench.bench.report import hosts_lines, load_report
 from sweepbench.bench.results import detailed_rows, format_money, format_score
 from sweepbench.bench.results_text import outcome_text, scores_line
 from sweepbench.bench.resume import PreparedRun
 from sweepbench.bench.wording import estimate_lines
 from sweepbench.errors import UserError
+from sweepbench.models.catalog import EFFORT_LEVELS
 from sweepbench.settings import scrub, shared_place
 from sweepbench.web.bench_run_host import BenchRunHost, HostedRun
+from sweepbench.web.bench_sweep_controls import DEFAULT_EFFORT
 from sweepbench.web.context import WebContext
 
 KEY_NOTE = "Used only for this run. Never saved or shown."
@@ -42,6 +47,55 @@ REMOVED = (
     "Taken out of the queue before it started: nothing was run, spent or saved. Press Run "
     "to queue it again."
 )
+
+# -- the Advanced settings --------------------------------------------------------------------
+
+
+def sampling_controls() -> Any:
+    """Effort, temperature and repeats of the model under test, as ``bench run``'s
+    ``--effort``, ``--temperature`` and ``--repeats`` (read by :data:`.bench_form.FORM`)."""
+    efforts = [{"value": DEFAULT_EFFORT, "label": "the model's default (none sent)"}] + [
+        {"value": e, "label": e} for e in EFFORT_LEVELS
+    ]
+    return dmc.Group(
+        [
+            dmc.Select(
+                id="bp-effort", label="Effort", data=efforts, value=DEFAULT_EFFORT,
+                allowDeselect=False, description="of the model under test", w=240,
+            ),
+            dmc.TextInput(
+                id="bp-temperature", label="Temperature", placeholder="the model's default",
+                description=f"0 to {MAX_TEMPERATURE:g} (empty: the model's default)", w=220,
+            ),
+            dmc.TextInput(
+                id="bp-repeats", label="Repeats", value="1", w=240,
+                description=f"times each question is asked (1–{MAX_REPEATS}); scores become "
+                "per-question means",
+            ),
+        ],
+        align="flex-start",
+    )  # fmt: skip
+
+
+def budget_note(value: Any) -> tuple[str, str]:
+    """The note under the answer length limit, and its colour: how the typed budget reads
+    (the one parser, the CLI's: "64.000" is 64,000 tokens), a warning under
+    :data:`~sweepbench.axes.cells.SHORT_BUDGET` tokens, or why it cannot be read."""
+    typed = "" if value is None else str(value).strip()
+    if not typed:
+        return "", "dimmed"
+    try:
+        tokens = read_budget(typed)
+    except UserError as exc:
+        return f"Answer length limit: {scrub(str(exc))}", "red"
+    if tokens < SHORT_BUDGET:
+        return (
+            f"{tokens:,} tokens is under {SHORT_BUDGET:,}: answers will be cut short (a cut "
+            "answer is scored as it stands).",
+            "orange",
+        )
+    return f"{tokens:,} tokens.", "dimmed"
+
 
 # -- rendering ---------------------------------------------------------------------------------
 
@@ -139,6 +193,10 @@ def outcome_view(context: WebContext, host: BenchRunHost, run_id: str) -> Any:
             dmc.Alert(body, title=heading, color=_colour(report.outcome), id="bp-outcome"),
             *extra,
             dmc.Text(scores_line(report.summary), size="sm", id="bp-scores"),
+            *(
+                dmc.Text(line, size="xs", c="dimmed", className="bp-hosts")
+                for line in hosts_lines(report.run.settings)
+            ),
             dmc.Text(publish_line(hosted), size="sm", id="bp-publish-outcome"),
             dmc.Text(f"Run id: {report.run.id}", size="xs", c="dimmed", id="bp-run-label"),
             dmc.Accordion(

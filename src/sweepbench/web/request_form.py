@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from sweepbench.axes.cells import read_budget
 from sweepbench.bench.request import BenchRequest, parse_usd
 from sweepbench.errors import UserError
 
@@ -37,6 +38,19 @@ def whole(value: Any, label: str) -> int | None:
         return int(typed.replace(",", ""))
     except ValueError:
         raise UserError(f"{label}: a whole number, not {typed!r}") from None
+
+
+def budget(value: Any, label: str) -> int | None:
+    """A token budget typed in a control, read as the CLI reads ``--max-tokens`` (the one
+    parser, :func:`~sweepbench.axes.cells.read_budget`: "64.000", "64,000" and "64k" are
+    64,000), None when empty; a UserError naming the control otherwise."""
+    typed = text(value)
+    if not typed:
+        return None
+    try:
+        return read_budget(typed)
+    except UserError as exc:
+        raise UserError(f"{label}: {exc}") from None
 
 
 def as_typed(value: Any, _label: str = "") -> object:
