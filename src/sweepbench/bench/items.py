@@ -164,6 +164,23 @@ class Area:
 
 
 @dataclass(frozen=True)
+class RoleDefaults:
+    """The models a benchmark names for its roles, as its own published runs used them
+    (ELBench's declaration; none for the others). Every surface reads them through the loaded
+    benchmark: ``bench.start.prepare`` fills the judge in, the web page offers them."""
+
+    judge: str | None = None
+    """The judge of the benchmark's published results: a run's judge when none is chosen; a
+    run graded by any other judge, or by this one verdict-only, is ranked on its own
+    leaderboard board, not beside the published results."""
+    decision_judge: str | None = None
+    """The verdict-only judge offered first when a decision judge is asked for."""
+    student: str | None = None
+    """The simulated student offered when a separate one is asked for (without one, the judge
+    plays the student, as in the benchmark's own templates)."""
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """A whole question set."""
 
@@ -186,6 +203,8 @@ class Benchmark:
     data_outside: bool = False
     """Loaded with ``--allow-data-outside``: a run stores it, so reading the run back later
     (``bench show``) reloads the same data."""
+    defaults: RoleDefaults = RoleDefaults()
+    """The models it names for its roles (its published results' judge, say)."""
 
     @property
     def versions(self) -> tuple[str, ...]:

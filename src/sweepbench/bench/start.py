@@ -1,7 +1,7 @@
 """The rules for starting a benchmark run: ``prepare`` plans a :class:`BenchRequest`
-(continuing a stored run with the same settings), and ``start_check`` says whether it is
-refused, needs the user's confirmation because it spends money, or is ready. Surfaces only
-fill a request and render the answers."""
+(continuing a stored run with the same settings; the benchmark's own judge when none is
+chosen), and ``start_check`` says whether it is refused, needs the user's confirmation because
+it spends money, or is ready. Surfaces only fill a request and render the answers."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from sweepbench.bench.items import Benchmark
 from sweepbench.bench.request import BenchRequest
 from sweepbench.bench.results import format_money
 from sweepbench.bench.resume import PreparedRun, plan_run
+from sweepbench.bench.run_config import RunConfig
 from sweepbench.roles import label
 from sweepbench.store import Store
 
@@ -44,18 +45,23 @@ def prepare(
 ) -> PreparedRun:
     """Plan the run a request asks for, continuing the newest run with the same settings
     unless ``resume`` is off (``store`` None: never continues); every surface prepares a run
-    this way. ``benchmark`` is the request's, already loaded (loaded here when None)."""
+    this way. ``benchmark`` is the request's, already loaded (loaded here when None). A
+    request that names no judge gets the benchmark's (:func:`with_default_judge`), and the
+    prepared run's request, stored with the run, names it."""
     models = request.models
-    prepared = plan_run(
-        benchmark if benchmark is not None else load(request), request, store, join=join
-    )
-    unused = [
+    loaded = benchmark if benchmark is not None else load(request)
+    request = with_default_judge(request, loaded)
+    prepared = plan_run(loaded, request, store, join=join)
+    added = [
         f"The {label(role)} ({model}) is not used: none of the selected tasks needs one."
         for role, model in models.items()
         if role not in ("target", "judge") and role not in prepared.plan.config.models
     ]
-    if unused:
-        plan = replace(prepared.plan, notes=(*prepared.plan.notes, *unused))
+    board = board_note(loaded, prepared.plan.config)
+    if board is not None:
+        added.append(board)
+    if added:
+        plan = replace(prepared.plan, notes=(*prepared.plan.notes, *added))
         prepared = replace(prepared, plan=plan)
     plan = prepared.plan
     if store is not None and not plan.errors:
@@ -68,6 +74,38 @@ def prepare(
             plan = replace(plan, limit_problems=(*plan.limit_problems, *short))
             prepared = replace(prepared, plan=plan)
     return prepared
+
+
+def with_default_judge(request: BenchRequest, benchmark: Benchmark) -> BenchRequest:
+    """``request`` with the benchmark's own judge (``benchmark.defaults.judge``; ELBench's:
+    the paper's) when it names none; unchanged otherwise. The plan binds a judge only when a
+    selected task needs one, so an automatically checked run is not changed by it."""
+    judge = benchmark.defaults.judge
+    if judge is None or "judge" in request.models:
+        return request
+    return request.model_copy(update={"models": {**request.models, "judge": judge}})
+
+
+def board_note(benchmark: Benchmark, config: RunConfig) -> str | None:
+    """What the estimate says when a run's judge puts it on a leaderboard board of its own
+    (the leaderboard has one board per judge): a benchmark with published results
+    (``benchmark.defaults.judge``, their judge) whose run is graded by another judge, or by
+    that judge verdict-only. None when the run is graded as the published results were, no
+    judge grades it (an automatically checked run stands on every board), or its judged tasks
+    are scored by rule (the plan says that such runs are never ranked with judged ones)."""
+    paper, judge = benchmark.defaults.judge, config.judge
+    if paper is None or judge is None or config.rule_scoring:
+        return None
+    where = "this run goes on its own board, not beside the published results."
+    if judge != paper:
+        mode = " (verdict only)" if config.decision_judge else ""
+        return f"Judge {judge}{mode} is not the paper's judge ({paper}): {where}"
+    if config.decision_judge:
+        return (
+            f"Judge {judge} grading verdict only is not the paper's setup (the same judge, "
+            f"giving its reasons): {where}"
+        )
+    return None
 
 
 def host_ceiling_problems(

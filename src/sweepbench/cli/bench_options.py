@@ -34,7 +34,14 @@ DataOpt = Annotated[
     Path | None, typer.Option("--data", help="The data folder (ELBench: PATH/benchmark_root).")
 ]
 ModelOpt = Annotated[str, typer.Option("--model", "-m", help="The model under test.")]
-JudgeOpt = Annotated[str | None, typer.Option("--judge", help="The judge model.")]
+JudgeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--judge",
+        help="The judge model (default: the benchmark's own, when it has one: ELBench's is "
+        "the paper's judge).",
+    ),
+]
 StudentOpt = Annotated[
     str | None,
     typer.Option(

@@ -94,9 +94,15 @@ RULE_SCORED = "rule-scored"
 def judge_key(model: str | None, *, decision: bool, rule_scored: bool = False) -> str | None:
     """A judge's board key: its model id, suffixed `` (decision)`` for a decision judge and
     `` (rule-scored)`` when judged tasks were scored by rule (never ranked with judged runs);
-    None when no judge graded and no rule stood in for one."""
+    None when no judge graded and no rule stood in for one. The paper's judge called through
+    OpenRouter (``openrouter/`` + :data:`PAPER_JUDGE`, ELBench's default judge) grades on the
+    published results' board."""
     if model is None:
         return RULE_SCORED if rule_scored else None
+    from sweepbench.models.openrouter import model_id
+
+    if model == model_id(PAPER_JUDGE):
+        model = PAPER_JUDGE
     key = f"{model} (decision)" if decision else model
     return f"{key} ({RULE_SCORED})" if rule_scored else key
 

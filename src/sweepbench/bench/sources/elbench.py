@@ -197,4 +197,5 @@ def load_elbench(root: Path) -> Benchmark:
         overall="mean_of_areas",
         source=str(base.resolve()),  # a run reloads it from wherever `bench show` runs
         problems=problems,
+        defaults=registry.models,
     )

@@ -1,7 +1,8 @@
 """The ELBench catalogue as data: ``elbench_registry.yaml`` (shipped beside this module)
-parsed into its four areas and 18 tasks, the file registry that says where each task's file may
-lie, the field mappings that say how a row becomes an item, and the teaching scenarios; checked
-as a whole, a mistake naming its entry.
+parsed into the models of its published results (each role's default), its four areas and 18
+tasks, the file registry that says where each task's file may lie, the field mappings that say
+how a row becomes an item, and the teaching scenarios; checked as a whole, a mistake naming its
+entry.
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ from typing import Any
 
 import yaml
 
-from sweepbench.bench.items import Grading, JudgeSpec
+from sweepbench.bench.items import Grading, JudgeSpec, RoleDefaults
 from sweepbench.errors import DataError
 
 REGISTRY_FILE = "elbench_registry.yaml"
 _GRADINGS: tuple[Grading, ...] = ("auto", "judge", "runtime")
 _LOADERS = ("generic", "choice", "ifeval", "math", "aime", "teaching")
+_MODEL_ROLES = ("judge", "decision_judge", "student")
+"""The keys of ``models:``: the fields of :class:`~sweepbench.bench.items.RoleDefaults`."""
 
 # --- the registry (catalogue as data) -------------------------------------------------------
 
@@ -112,6 +115,8 @@ class Registry:
     mappings: Mapping[str, FieldMapping]
     scenarios: Mapping[str, Scenario]
     """By task id."""
+    models: RoleDefaults = field(default_factory=RoleDefaults)
+    """The models of the published results: each role's default."""
 
     def file_for(self, task_id: str) -> FileEntry:
         """The registry entry of a task's data file."""
@@ -141,7 +146,8 @@ def parse_registry(document: Any) -> Registry:
     scenarios = {
         s.task: s for s in (_scenario(_mapping(x, "scenarios[]")) for x in _list(top, "scenarios"))
     }
-    registry = Registry(areas, tasks, files, mappings, scenarios)
+    models = _models(_mapping(top.get("models") or {}, "models"))
+    registry = Registry(areas, tasks, files, mappings, scenarios, models)
     _check_registry(registry)
     return registry
 
@@ -164,6 +170,16 @@ def _check_registry(registry: Registry) -> None:
             raise DataError(f"{REGISTRY_FILE}: {entry.canonical_name}: unknown loader")
         if entry.loader == "teaching" and entry.task not in registry.scenarios:
             raise DataError(f"{REGISTRY_FILE}: {entry.canonical_name}: no teaching scenario")
+
+
+def _models(raw: Mapping[str, Any]) -> RoleDefaults:
+    unknown = sorted(str(k) for k in raw if k not in _MODEL_ROLES)
+    if unknown:
+        raise DataError(
+            f"{REGISTRY_FILE}: models: unknown role {', '.join(unknown)}; known: "
+            f"{', '.join(_MODEL_ROLES)}"
+        )
+    return RoleDefaults(**{role: _text(raw, role) for role in _MODEL_ROLES if role in raw})
 
 
 def _area(raw: Mapping[str, Any]) -> AreaSpec:
