@@ -12,11 +12,13 @@ from sweepbench.bench.request import BenchRequest, request_from_run
 from sweepbench.bench.sources.registry import find
 from sweepbench.errors import SweepbenchError, UserError
 from sweepbench.roles import BENCH_ROLES, label
+from sweepbench.web.bench_sweep_controls import DEFAULT_EFFORT
 from sweepbench.web.context import WebContext
 from sweepbench.web.offer import needs_data
 from sweepbench.web.request_form import (
     FormField,
     as_checked,
+    budget,
     checked,
     fill_form,
     joined,
@@ -29,6 +31,13 @@ from sweepbench.web.request_form import (
     usd,
     whole,
 )
+
+
+def _effort(value: Any, _label: str = "") -> str | None:
+    """The effort chosen (None: "the model's default", none sent)."""
+    chosen = text(value)
+    return None if chosen in ("", DEFAULT_EFFORT) else chosen
+
 
 FORM = (
     FormField("bp-preset", "preset", "Preset"),
@@ -54,7 +63,10 @@ FORM = (
         "bp-unpriced", "accept_unpriced", "Run without a price", read=checked, show=as_checked,
         prop="checked",
     ),
-    FormField("bp-max-tokens", "max_tokens", "Answer length limit", read=whole),
+    FormField("bp-max-tokens", "max_tokens", "Answer length limit", read=budget),
+    FormField("bp-effort", "effort", "Effort", read=_effort, show=lambda v: v or DEFAULT_EFFORT),
+    FormField("bp-temperature", "temperature", "Temperature"),  # as typed: the plan checks it
+    FormField("bp-repeats", "repeats", "Repeats", read=whole, show=lambda v: str(v or 1)),
 )  # fmt: skip
 """The controls that set one request field each, both ways (:mod:`.request_form`)."""
 COMPOSED = [

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import tempfile
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -33,8 +32,7 @@ from sweepbench.bench.sources.registry import sources as benchmark_sources
 from sweepbench.bench.start import prepare, start_check
 from sweepbench.errors import SweepbenchError, UserError
 from sweepbench.models.providers import provider
-from sweepbench.models.registry import listed_models, split_id
-from sweepbench.money.prices import price_for
+from sweepbench.models.registry import split_id
 from sweepbench.settings import MIN_RUN_KEY_CHARS, provider_key, run_keys, scrub
 from sweepbench.sweeps.plan import default_model
 from sweepbench.web.bench_form import (
@@ -44,16 +42,29 @@ from sweepbench.web.bench_form import (
     build_request,
     stored_controls,
 )
+from sweepbench.web.bench_key import key_check
+from sweepbench.web.bench_picker import (
+    FILTER_OPTIONS,
+    RENDER_OPTION,
+    filter_controls,
+    picker_models,
+    picker_note,
+    shown_models,
+)
+from sweepbench.web.bench_roles import register as register_roles
+from sweepbench.web.bench_roles import role_controls
 from sweepbench.web.bench_run_host import BenchRunHost, host_for
 from sweepbench.web.bench_views import (
     DOWNLOADS,
     KEY_NOTE,
     PUBLISH_LABEL,
     alert,
+    budget_note,
     configured_place,
     estimate_view,
     publish_note,
     refusal,
+    sampling_controls,
     state_view,
 )
 from sweepbench.web.context import WebContext
@@ -80,27 +91,15 @@ def _target_provider(model: str) -> str | None:
 # -- the page ----------------------------------------------------------------------------------
 
 
-def _known_models(max_price: Any, max_size: Any) -> tuple[list[str], int]:
-    """The listed model ids within the filters (price: $ per 1M input tokens; size: billions
-    of parameters), and how many there are in all."""
-    infos = listed_models()
-    shown: list[str] = []
-    for info in infos:
-        if text(max_price):
-            price = price_for(info)
-            try:
-                if price is None or price.input > Decimal(text(max_price)):
-                    continue
-            except ArithmeticError:
-                pass
-        if text(max_size):
-            try:
-                if info.size_b is None or info.size_b > float(text(max_size)):
-                    continue
-            except ValueError:
-                pass
-        shown.append(info.id)
-    return list(dict.fromkeys(shown)), len({i.id for i in infos})
+def _known_models(
+    max_price: Any, max_size: Any, undisclosed: Any = True
+) -> tuple[list[dict[str, str]], int]:
+    """The picker's options within the filters (:mod:`.bench_picker`: the blended price, the
+    size, the models that don't publish theirs; a slider at its right-hand end is no limit),
+    and how many models there are in all."""
+    models = picker_models()
+    shown = shown_models(models, max_price, max_size, undisclosed)
+    return [m.option() for m in shown], len(models)
 
 
 def _preset_options(benchmark: Benchmark | None, paper: bool) -> list[Any]:
@@ -186,19 +185,7 @@ def layout(context: WebContext, search: str) -> Any:
     can_publish, note = publish_note()
     text = {"size": "sm"}
     advanced = [
-        dmc.TextInput(id="bp-judge", label="Judge model", placeholder="provider/model"),
-        dmc.Checkbox(
-            id="bp-decision",
-            label="Use a decision model as the judge (cheaper "
-            "verdict-only models; not the paper's setup)",
-            checked=False,
-        ),
-        dmc.Checkbox(
-            id="bp-separate-student",
-            checked=False,
-            label="Use a separate model as the simulated student",
-        ),
-        dmc.TextInput(id="bp-student", label="Simulated student", placeholder="provider/model"),
+        *role_controls(benchmark, filled),  # the judge and student: the benchmark's own
         dmc.Group(
             [
                 dmc.TextInput(id="bp-limit-target", label="Limit: model under test ($)"),
@@ -224,6 +211,8 @@ def layout(context: WebContext, search: str) -> Any:
                 ),
             ]
         ),
+        dmc.Text(id="bp-max-tokens-note", size="xs", c="orange"),
+        sampling_controls(),
         dmc.Checkbox(
             id="bp-resume", checked=True, label="Continue an unfinished run with the same settings"
         ),
@@ -272,14 +261,12 @@ def layout(context: WebContext, search: str) -> Any:
                 value=default_model(),  # the first keyed provider's, else the local one
                 data=models,
                 limit=50,
+                renderOption=RENDER_OPTION,  # "<name> · $in in / $out out … · <size>"
+                filter=FILTER_OPTIONS,
+                maxDropdownHeight=320,
             ),
-            dmc.Group(
-                [
-                    dmc.TextInput(id="bp-max-price", label="Max input price ($ per 1M tokens)"),
-                    dmc.TextInput(id="bp-max-size", label="Max size (billions of parameters)"),
-                ]
-            ),
-            dmc.Text(f"Showing {len(models)} of {total} models.", id="bp-picker-note", **text),
+            filter_controls(),
+            dmc.Text(picker_note(len(models), total), id="bp-picker-note", **text),
             dmc.RadioGroup(
                 dmc.Stack(_preset_options(benchmark, paper), gap=4),
                 id="bp-preset",
@@ -337,17 +324,30 @@ def register(app: Dash, context: WebContext) -> None:
     """The page's callbacks."""
     host = host_for(context)
     settings = [State(f, PROPERTY.get(f, "value")) for f in FIELDS]
+    register_roles(app, lambda *chosen: _load(context.benchmarks, *chosen)[0])
 
     @app.callback(
         Output("bp-model", "data"),
         Output("bp-picker-note", "children"),
         Input("bp-max-price", "value"),
         Input("bp-max-size", "value"),
+        Input("bp-undisclosed", "checked"),
         prevent_initial_call=True,
     )
-    def on_filters(max_price: Any, max_size: Any) -> tuple[list[str], str]:
-        models, total = _known_models(max_price, max_size)
-        return models, f"Showing {len(models)} of {total} models."
+    def on_filters(
+        max_price: Any, max_size: Any, undisclosed: Any
+    ) -> tuple[list[dict[str, str]], str]:
+        models, total = _known_models(max_price, max_size, undisclosed)
+        return models, picker_note(len(models), total)
+
+    @app.callback(
+        Output("bp-max-tokens-note", "children"),
+        Output("bp-max-tokens-note", "c"),
+        Input("bp-max-tokens", "value"),
+    )
+    def on_max_tokens(value: Any) -> tuple[str, str]:
+        """How the typed answer length limit reads, warned under 1,000 tokens."""
+        return budget_note(value)
 
     @app.callback(
         Output("bp-key-provider", "children"),
@@ -515,10 +515,13 @@ def start_from_page(
                        "blue"),
                 previous,
             )  # fmt: skip
+        said, key_refused = key_check(prepared)  # OpenRouter's free key check, as bench run's
+        if key_refused:
+            return [*said, refusal(key_refused)], None
         if decision.needs_confirmation:
             up_to = decision.spend_up_to
             high = "an unknown amount" if up_to is None else format_money(up_to)
-            return alert(f"Tick “{CONFIRM_LABEL}” to run (up to {high}).", "yellow"), None
+            return [*said, alert(f"Tick “{CONFIRM_LABEL}” to run (up to {high}).", "yellow")], None
         publish_to, problem = configured_place() if publish else (None, None)
         if publish and publish_to is None:
             why = problem or "no shared leaderboard is configured on this server any more"
@@ -529,7 +532,7 @@ def start_from_page(
         except UserError as exc:
             return alert(scrub(str(exc))), None
     keys.clear()
-    return [], hosted.run_id
+    return said, hosted.run_id
 
 
 __all__ = ["layout", "register", "start_from_page"]
