@@ -88,3 +88,17 @@ def test_the_benchmark_sweep_pages_held_budget_is_read_by_the_same_parser(
     problem = "Answer length limit: cannot read max tokens '64 tokens' as a number (64000 or 64k)"
     expect(page.get_by_text(problem)).to_be_visible(timeout=TIMEOUT_MS)
     assert page.errors == [] and page.failures == [] and page.non_local() == []
+
+
+@pytest.mark.parametrize("typed", ["64.000", "64k"])
+def test_bench_runs_max_tokens_is_read_by_the_same_parser(typed: str) -> None:
+    from typer.testing import CliRunner
+
+    from sweepbench.cli.app import app
+
+    estimate = ["bench", "estimate", "sample", "--model", "scripted/guess", "--judge"]
+    result = CliRunner().invoke(app, [*estimate, "scripted/guess", "--max-tokens", typed])
+    assert result.exit_code == 0, result.output
+    assert "(64,000 tokens)" in " ".join(result.output.split())
+    bad = CliRunner().invoke(app, [*estimate, "scripted/guess", "--max-tokens", "abc"])
+    assert bad.exit_code == 2 and "cannot read max tokens 'abc'" in " ".join(bad.output.split())

@@ -264,3 +264,16 @@ def test_the_max_tokens_cliff_shows_in_the_web(page: RecordedPage, base_url: str
     assert "TRUNCATED at 16 tokens" in text  # the lesson of the README's first sweep
     assert "TRUNCATED at 256 tokens" not in text
     _assert_clean(page)
+
+
+def test_a_pasted_held_budget_is_read_as_the_cli_reads_it(
+    page: RecordedPage, base_url: str
+) -> None:
+    """ "64.000" pasted into Max tokens is 64,000 tokens (the number box read "." as a decimal
+    point and kept 64), as ``sweep --max-tokens 64.000`` reads it."""
+    _open(page, base_url)
+    page.click("text=Compare models")
+    page.wait_for_selector("#held-budget", state="visible")
+    page.fill("#held-budget", "64.000")
+    page.wait_for_function("document.querySelector('#held-budget').value === '64,000'")
+    _assert_clean(page)

@@ -61,8 +61,24 @@ TasksOpt = Annotated[str | None, typer.Option("--tasks", help="Comma-separated t
 SkillsOpt = Annotated[str | None, typer.Option("--skills", help="Only these dimensions.")]
 PerTaskOpt = Annotated[int | None, typer.Option("--per-task", help="First N items per task.")]
 MaxItemsOpt = Annotated[int | None, typer.Option("--max-items", help="Stop after N items.")]
+
+
+def _budget(text: str) -> int:
+    """``--max-tokens`` read by the one budget parser ("64000", "64,000", "64.000", "64k")."""
+    from sweepbench.axes.cells import read_budget
+    from sweepbench.errors import UserError
+
+    try:
+        return read_budget(text)
+    except UserError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
 MaxTokensOpt = Annotated[
-    int | None, typer.Option("--max-tokens", help="Answer length limit (default 8,192).")
+    int | None,
+    typer.Option(
+        "--max-tokens", parser=_budget, help="Answer length limit (default 8,192; 64k reads)."
+    ),
 ]
 LimitOpt = Annotated[
     list[str] | None,

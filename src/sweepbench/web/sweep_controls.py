@@ -204,6 +204,10 @@ def layout_controls(d: KindDefaults, offers: list[Offer], kind: str, samples: in
                             min=1,
                             thousandSeparator=",",
                             allowDecimal=False,
+                            # a pasted "64.000" is 64,000 tokens, as the CLI reads it: no
+                            # character is a decimal point here, so "." and "," are stripped
+                            decimalSeparator="\u2396",
+                            allowedDecimalSeparators=[],
                         ),
                     ),
                     html.Div(
