@@ -6,12 +6,16 @@ from typing import Any
 
 from sweepbench import Request, Result, TextDelta
 from sweepbench.models import collect, resolve  # a bare adapter: these tests are of adapters
+from sweepbench.models.routes import RoutePolicy
 from tests.servers import FakeServer
 
 
-async def run(model_id: str, prompt: str = "Hello?", **settings: Any) -> Result:
-    """Resolve, stream to the end, close the adapter."""
-    model = resolve(model_id)
+async def run(
+    model_id: str, prompt: str = "Hello?", *, route: RoutePolicy | None = None, **settings: Any
+) -> Result:
+    """Resolve (its calls routed so: ``models.registry.resolve``), stream to the end, close
+    the adapter."""
+    model = resolve(model_id, route=route)
     try:
         return await collect(model, Request.simple(model_id, prompt, **settings))
     finally:

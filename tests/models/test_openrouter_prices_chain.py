@@ -29,14 +29,7 @@ GPT = "openrouter/openai/gpt-5.4"  # the paper's default target: genai-prices li
 JUDGE = "openrouter/qwen/qwen3-235b-a22b"  # the paper's judge: genai-prices lists it
 
 
-@pytest.fixture(autouse=True)
-def fresh_process_memory() -> Iterator[None]:
-    """Each test as a fresh process: no failed attempt remembered, no parsed cache."""
-    openrouter._failed.clear()
-    openrouter._parsed.clear()
-    yield
-    openrouter._failed.clear()
-    openrouter._parsed.clear()
+pytestmark = pytest.mark.usefixtures("fresh_openrouter_memory")
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from sweepbench.models.registry import model_info, resolve, routed
 from sweepbench.models.routes import Host, choose, parse_policy
 from sweepbench.money.prices import price_for
 from sweepbench.store import Store
-from tests.adapters import collect, run
+from tests.adapters import run
 from tests.servers import HttpError, OpenRouterServer
 from tests.servers.openrouter import openrouter_endpoint
 
@@ -51,13 +51,7 @@ UNSTATED = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def fresh_process_memory() -> Iterator[None]:
-    openrouter._failed.clear()
-    openrouter._parsed.clear()
-    yield
-    openrouter._failed.clear()
-    openrouter._parsed.clear()
+pytestmark = pytest.mark.usefixtures("fresh_openrouter_memory")
 
 
 def _fake(monkeypatch: pytest.MonkeyPatch, hosts: list[dict[str, object]]) -> OpenRouterServer:
@@ -171,11 +165,7 @@ def test_the_route_is_priced_at_its_first_host_and_held_at_the_dearest(
 
 async def test_every_call_is_sent_with_its_route(mixed: OpenRouterServer) -> None:
     mixed.reply("Bonjour.")
-    model = resolve(MODEL, route="precision")
-    try:
-        await collect(model, Request.simple(MODEL, "Hello?", max_tokens=50))
-    finally:
-        await model.aclose()
+    await run(MODEL, route="precision", max_tokens=50)
     (body,) = _chat_bodies(mixed)
     assert body["provider"] == {
         "order": ["cheap8/fp8", "dear8/fp8"],
@@ -188,11 +178,7 @@ async def test_no_route_sends_no_preference(mixed: OpenRouterServer) -> None:
     mixed.reply("Bonjour.")
     await run(MODEL)  # resolved without a route: as before routing existed
     mixed.reply("Bonjour.")
-    model = resolve(MODEL, route="none")
-    try:
-        await collect(model, Request.simple(MODEL, "Hello?", max_tokens=50))
-    finally:
-        await model.aclose()
+    await run(MODEL, route="none", max_tokens=50)
     assert all("provider" not in body for body in _chat_bodies(mixed))
 
 

@@ -41,6 +41,35 @@ def serve(app: Any) -> Iterator[str]:
         thread.join(timeout=5)
 
 
+@dataclass(frozen=True)
+class ServedApp:
+    """The web app served on 127.0.0.1: its address, its context and its store."""
+
+    url: str
+    context: Any
+    """The app's :class:`~sweepbench.web.context.WebContext`."""
+    store: Any
+    """Its :class:`~sweepbench.store.Store`."""
+
+
+@contextmanager
+def served_app(**options: Any) -> Iterator[ServedApp]:
+    """The web app on a fresh store (``options``: :func:`~sweepbench.web.app.create_app`'s,
+    e.g. ``benchmark_folders``), served until the block ends, then closed with its store."""
+    from sweepbench.store import Store
+    from sweepbench.web.app import create_app
+
+    store = Store.open()
+    dash_app = create_app(store, **options)
+    context = dash_app.server.config["sweepbench.context"]
+    try:
+        with serve(dash_app) as url:
+            yield ServedApp(url, context, store)
+    finally:
+        context.close()
+        store.close()
+
+
 @dataclass
 class RecordedPage:
     """A Playwright page (its methods are reachable directly) and what it did.

@@ -23,7 +23,7 @@ import pytest
 
 from sweepbench.store import Store
 from sweepbench.sweeps.live import SweepRunner
-from tests.web.browser import CHROMIUM, TIMEOUT_MS, RecordedPage, serve
+from tests.web.browser import CHROMIUM, TIMEOUT_MS, RecordedPage, ServedApp, serve, served_app
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,14 @@ def served(tmp_path: Path) -> Iterator[Served]:
     finally:
         app.server.config["sweepbench.context"].close()  # the sweep runner and the bench loop
         store.close()
+
+
+@pytest.fixture
+def app() -> Iterator[ServedApp]:
+    """The web app on a fresh store, served on 127.0.0.1, with its context and store (a test
+    module that needs other options defines its own)."""
+    with served_app() as served:
+        yield served
 
 
 @pytest.fixture(autouse=True)

@@ -8,8 +8,6 @@ import contextvars
 import logging
 import re
 import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,32 +25,13 @@ from sweepbench.web.bench_run_host import host_for
 from sweepbench.web.context import WebContext
 from sweepbench.web.gate import Gate
 from tests.helpers import run_cli, store_texts
-from tests.web.browser import TIMEOUT_MS, RecordedPage, serve
+from tests.web.browser import TIMEOUT_MS, RecordedPage, ServedApp
 
 SLOW = "scripted/guess?ttft=0.3"
 JUDGE = "scripted/guess"
 
 
-@dataclass(frozen=True)
-class App:
-    url: str
-    context: WebContext
-    store: Store
-
-
-@pytest.fixture
-def app() -> Iterator[App]:
-    from sweepbench.web.app import create_app
-
-    store = Store.open()
-    dash_app = create_app(store)
-    context: WebContext = dash_app.server.config["sweepbench.context"]
-    try:
-        with serve(dash_app) as url:
-            yield App(url, context, store)
-    finally:
-        context.close()
-        store.close()
+App = ServedApp
 
 
 def _open(page: RecordedPage, app: App) -> None:

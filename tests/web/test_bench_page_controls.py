@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pytest
 
@@ -18,13 +17,11 @@ from sweepbench.cli.validate import read_budget
 from sweepbench.errors import UserError
 from sweepbench.models.registry import listed_models
 from sweepbench.settings import home
-from sweepbench.store import Store
 from sweepbench.web.bench_form import build_request
 from sweepbench.web.bench_picker import UNDISCLOSED_LABEL
-from sweepbench.web.context import WebContext
 from tests.servers import OpenRouterServer
 from tests.servers.openrouter import DEFAULT_MODELS, openrouter_model
-from tests.web.browser import TIMEOUT_MS, RecordedPage, serve
+from tests.web.browser import TIMEOUT_MS, RecordedPage, ServedApp
 
 expect = pytest.importorskip("playwright.sync_api").expect
 MODEL = "scripted/guess"
@@ -38,11 +35,7 @@ BLEND_CHEAP = openrouter_model(  # $30.50 in / $20 out: dear on input, 27.875 bl
 )
 
 
-@dataclass(frozen=True)
-class App:
-    url: str
-    context: WebContext
-    store: Store
+App = ServedApp
 
 
 @pytest.fixture
@@ -52,21 +45,6 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[OpenRouterServer]:
     with OpenRouterServer(models=[DEFAULT_MODELS[0], INPUT_CHEAP, BLEND_CHEAP]) as srv:
         monkeypatch.setenv("SWEEPBENCH_OPENROUTER_BASE_URL", srv.url + "/api/v1")
         yield srv
-
-
-@pytest.fixture
-def app() -> Iterator[App]:
-    from sweepbench.web.app import create_app
-
-    store = Store.open()
-    dash_app = create_app(store)
-    context: WebContext = dash_app.server.config["sweepbench.context"]
-    try:
-        with serve(dash_app) as url:
-            yield App(url, context, store)
-    finally:
-        context.close()
-        store.close()
 
 
 def _open(page: RecordedPage, app: App, search: str = "") -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -17,11 +16,9 @@ import pytest
 from sweepbench.bench.start import KEY_REJECTED, KEY_UNCHECKED
 from sweepbench.bench.storage import BenchStore
 from sweepbench.models import openrouter
-from sweepbench.store import Store
-from sweepbench.web.context import WebContext
 from tests.helpers import store_texts
 from tests.servers import OpenRouterServer
-from tests.web.browser import TIMEOUT_MS, RecordedPage, serve
+from tests.web.browser import TIMEOUT_MS, RecordedPage, ServedApp
 
 expect = pytest.importorskip("playwright.sync_api").expect
 KEY = "sk-or-v1-typed-on-the-page-0123456789abcdef"
@@ -29,26 +26,7 @@ MODEL = "openrouter/openai/gpt-5.6-luna"  # in the fake's catalogue: priced
 ACCEPTED = "Key accepted. This key has $9.75 of credit left."
 
 
-@dataclass(frozen=True)
-class App:
-    url: str
-    context: WebContext
-    store: Store
-
-
-@pytest.fixture
-def app() -> Iterator[App]:
-    from sweepbench.web.app import create_app
-
-    store = Store.open()
-    dash_app = create_app(store)
-    context: WebContext = dash_app.server.config["sweepbench.context"]
-    try:
-        with serve(dash_app) as url:
-            yield App(url, context, store)
-    finally:
-        context.close()
-        store.close()
+App = ServedApp
 
 
 def _fake(monkeypatch: pytest.MonkeyPatch, **key_info: Any) -> OpenRouterServer:

@@ -8,16 +8,13 @@ ELBench tests read the reference copy of its data (skipped when absent)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pytest
 
-from sweepbench.store import Store
-from sweepbench.web.context import WebContext
 from tests.bench.helpers import elbench_root
 from tests.servers import OpenRouterServer
 from tests.servers.openrouter import openrouter_model
-from tests.web.browser import TIMEOUT_MS, RecordedPage, serve
+from tests.web.browser import TIMEOUT_MS, RecordedPage, ServedApp, served_app
 
 expect = pytest.importorskip("playwright.sync_api").expect
 DATA = elbench_root()
@@ -34,11 +31,7 @@ BOARD_NOTE = (
 )
 
 
-@dataclass(frozen=True)
-class App:
-    url: str
-    context: WebContext
-    store: Store
+App = ServedApp
 
 
 @pytest.fixture
@@ -52,17 +45,8 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[OpenRouterServer]:
 @pytest.fixture
 def app() -> Iterator[App]:
     """The app, with the folder holding ELBench's reference data as its benchmark folder."""
-    from sweepbench.web.app import create_app
-
-    store = Store.open()
-    dash_app = create_app(store, benchmark_folders=[DATA.parent])
-    context: WebContext = dash_app.server.config["sweepbench.context"]
-    try:
-        with serve(dash_app) as url:
-            yield App(url, context, store)
-    finally:
-        context.close()
-        store.close()
+    with served_app(benchmark_folders=[DATA.parent]) as served:
+        yield served
 
 
 def _open(page: RecordedPage, app: App) -> None:
