@@ -22,6 +22,8 @@ from dataclasses import asdict, dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
+from pydantic_core import to_json
+
 from sweepbench.engine import cut
 from sweepbench.engine.holds import Hold, Holds, PerCallHolds
 from sweepbench.engine.limits import CallLimits
@@ -41,7 +43,8 @@ from sweepbench.models.base import (
 )
 from sweepbench.models.registry import resolve
 from sweepbench.models.routes import DEFAULT_ROUTE, RoutePolicy
-from sweepbench.models.tokens import prompt_token_bound
+from sweepbench.models.tokens import messages_token_bound
+from sweepbench.money.ceilings import usd_to_micro
 from sweepbench.money.ledger import Ledger
 from sweepbench.money.prices import MILLION, Price, call_cost, price_for
 from sweepbench.roles import Role
@@ -57,9 +60,12 @@ DEFAULT_TIMEOUT_S = 600.0
 INTERACTIVE_TIMEOUT_S = 3600.0
 """A sweep cell's or a generation's (sweeps spec §9.1)."""
 _WORST_KNOWN = 4096
+"""Lanes an executor remembers, and worst cases and costs a lane remembers."""
 CUT_REASON = "stopped at the limit"
 """The ``provider_reason`` of a call whose stream the executor cut at its hold."""
-"""Worst cases an executor remembers, by (model, prompt bound, output budget)."""
+_ZERO = Decimal(0)
+_NO_HOLD = Hold(_ZERO)
+"""What a free call holds: nothing."""
 
 
 @dataclass(frozen=True)
@@ -167,47 +173,59 @@ class _Deadlines:
     deadline armed, instead of an ``asyncio.timeout`` (a timer and a context) per attempt. A
     deadline that passes cancels its attempt's task; the attempt takes that cancellation back
     and fails with a retryable "no complete answer" error, while a cancellation from outside
-    (a Stop) propagates as before."""
+    (a Stop) propagates as before.
+
+    The timer serves a batch of calls: it stays set while calls come one after another (an
+    instantly answering model's calls never overlap, so "no deadline armed" falls between every
+    two), and goes once the loop turns with no deadline armed — left set, it would keep this
+    executor's loop holding a timer up to an hour away."""
 
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._armed: set[_Deadline] = set()
         self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = 0.0
+        self._idle_check = False
 
-    def arm(self, seconds: float) -> _Deadline:
-        """A deadline ``seconds`` from now for the current task's attempt."""
-        loop = asyncio.get_running_loop()
+    def arm(self, when: float, loop: asyncio.AbstractEventLoop) -> _Deadline:
+        """A deadline at ``when`` (the loop's time) for the current task's attempt."""
         if loop is not self._loop:  # an executor used under a new loop (asyncio.run again)
-            self._loop, self._armed, self._timer = loop, set(), None
-        task = asyncio.current_task()
+            self._loop, self._armed, self._timer, self._idle_check = loop, set(), None, False
+        task = asyncio.current_task(loop)
         assert task is not None
-        deadline = _Deadline(loop.time() + seconds, task, task.cancelling())
+        deadline = _Deadline(when, task, task.cancelling())
         self._armed.add(deadline)
-        timer = self._timer
-        if timer is None or deadline.when < timer.when():
-            if timer is not None:
-                timer.cancel()
-            self._timer = loop.call_at(deadline.when, self._expire, deadline.when)
+        if self._timer is None or when < self._timer_at:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer_at = when
+            self._timer = loop.call_at(when, self._expire)
         return deadline
 
     def disarm(self, deadline: _Deadline) -> None:
         """The attempt's stream is over; a fired deadline's cancellation is taken back. With no
-        deadline left the timer goes too: left set, it would keep this executor (and what its
-        calls' tasks referred to) alive until the timer's time, up to an hour away."""
+        deadline left, the timer is cancelled once the loop turns without a new one."""
         armed = self._armed
         armed.discard(deadline)
         if deadline.fired and not deadline.uncancelled:
             deadline.uncancelled = True
             deadline.task.uncancel()
-        if not armed and self._timer is not None:
+        if not armed and not self._idle_check and self._timer is not None:
+            self._idle_check = True
+            assert self._loop is not None
+            self._loop.call_soon(self._idle)
+
+    def _idle(self) -> None:
+        self._idle_check = False
+        if not self._armed and self._timer is not None:
             self._timer.cancel()
             self._timer = None
 
-    def _expire(self, scheduled: float) -> None:
+    def _expire(self) -> None:
         loop = self._loop
         assert loop is not None
         self._timer = None
-        now = max(loop.time(), scheduled)
+        now = max(loop.time(), self._timer_at)
         earliest: float | None = None
         for deadline in self._armed:
             if deadline.fired:
@@ -218,7 +236,61 @@ class _Deadlines:
             elif earliest is None or deadline.when < earliest:
                 earliest = deadline.when
         if earliest is not None:
-            self._timer = loop.call_at(earliest, self._expire, earliest)
+            self._timer_at = earliest
+            self._timer = loop.call_at(earliest, self._expire)
+
+
+class _Lane:
+    """What every call of one model with one settings object shares, resolved once: the
+    adapter, its checked settings and applied effort, its prices, its limits, its settings as
+    recorded, its worst cases and costs. A benchmark's thousands of calls share one settings
+    object, so they share one lane; a sweep cell or a generation has a lane of its own (the
+    same code, a batch of one)."""
+
+    __slots__ = (
+        "costs", "effort", "floor_ok", "held", "max_tokens", "model", "model_id", "price",
+        "provider", "settings", "settings_json", "slot", "worst",
+    )  # fmt: skip
+
+    def __init__(self, executor: Executor, request: Request) -> None:
+        model = executor.model(request.model)
+        self.model = model
+        self.model_id = model.id
+        self.provider = model.info.provider
+        self.settings = request.settings
+        self.effort = model.check(request)  # bad settings fail here, before any row or hold
+        self.max_tokens = model.max_tokens(request)
+        self.price = executor.price(model)
+        self.held = executor.held_price(model)
+        applied = model.info.resolve_effort(request.settings.effort, strict=False)
+        self.floor_ok = self.held is not None and model.streams_what_it_bills(applied)
+        as_json = {k: v for k, v in asdict(request.settings).items() if v is not None}
+        self.settings_json = to_json(as_json).decode("utf-8")
+        self.slot = executor.limits.slot(model)
+        self.worst: dict[int, tuple[Decimal | None, int, Decimal | None]] = {}
+        """prompt bound → worst case, in micro-dollars rounded up, and floor."""
+        self.costs: dict[tuple[int, int, int, int], tuple[Decimal, str | None, int]] = {}
+        """Usage (input, output, cache read, cache write tokens) → cost, price source and
+        micro-dollars (half up): a benchmark's costs repeat."""
+
+    def worst_case(self, bound: int) -> tuple[Decimal | None, int, Decimal | None]:
+        """The call's worst case at ``bound`` prompt tokens (None: no price), in micro-dollars,
+        and its floor (``engine/cut.py``; None: it holds its whole worst case)."""
+        known = self.worst.get(bound)
+        if known is None:
+            held = self.held
+            if held is None:
+                known = (None, 0, None)
+            else:
+                worst = (bound * held.input + self.max_tokens * held.output) / MILLION
+                floor = (
+                    cut.floor_usd(bound, self.max_tokens, held) if worst and self.floor_ok else None
+                )
+                known = (worst, usd_to_micro(worst, up=True), floor)
+            if len(self.worst) >= _WORST_KNOWN:
+                self.worst.clear()
+            self.worst[bound] = known
+        return known
 
 
 class Executor:
@@ -258,9 +330,7 @@ class Executor:
         self._prices: dict[str, Price | None] = {}
         self._held: dict[str, Price | None] = {}
         self._secrets = secret_values()
-        self._settings_json: dict[int, tuple[object, dict[str, Any]]] = {}
-        self._checked: dict[tuple[str, int], object] = {}
-        self._worst: dict[tuple[str, int, int], Decimal] = {}
+        self._lanes: dict[tuple[str, int], _Lane] = {}
         self._deadlines = _Deadlines()
 
     # -- models ------------------------------------------------------------------------------
@@ -292,31 +362,25 @@ class Executor:
             held = self._held[model_id] = None if price is None else price.held()
             return held
 
-    def _check(self, model: Model, request: Request) -> None:
-        """``model.check`` once per (model, settings object): a benchmark's thousands of calls
-        share one settings object (the adapter checks every call again before traffic)."""
-        key = (model.id, id(request.settings))
-        seen = self._checked.get(key)
-        if seen is not None and seen is request.settings and request.turns:
-            return
-        model.check(request)
-        self._checked[key] = request.settings
+    def _lane(self, request: Request) -> _Lane:
+        """The lane of ``request``'s model and settings object (resolved and checked once);
+        the settings are checked against the model here, before any row, hold or traffic."""
+        key = (request.model, id(request.settings))
+        lane = self._lanes.get(key)
+        if lane is None or lane.settings is not request.settings:
+            if len(self._lanes) >= _WORST_KNOWN:
+                self._lanes.clear()
+            lane = self._lanes[key] = _Lane(self, request)
+        elif request.messages[-1].role == "system":  # the one check a request adds
+            lane.model.check(request)
+        return lane
 
     def worst_case(self, model: Model, request: Request) -> tuple[int, int, Decimal | None]:
         """The prompt's token bound, the output budget, and the most the call can cost (None:
         no price on file)."""
-        bound = prompt_token_bound(m.content for m in request.messages)
-        max_tokens = model.max_tokens(request)
-        price = self.held_price(model)
-        if price is None:
-            return bound, max_tokens, None
-        key = (model.id, bound, max_tokens)  # prompts of one length share their worst case
-        worst = self._worst.get(key)
-        if worst is None:
-            if len(self._worst) >= _WORST_KNOWN:
-                self._worst.clear()
-            worst = self._worst[key] = (bound * price.input + max_tokens * price.output) / MILLION
-        return bound, max_tokens, worst
+        lane = self._lane(request)
+        bound = messages_token_bound(request.messages)
+        return bound, lane.max_tokens, lane.worst_case(bound)[0]
 
     def prices(self) -> dict[str, Price | None]:
         """The price of every model this executor has called (None: no price on file)."""
@@ -327,10 +391,11 @@ class Executor:
         for model in self._models.values():
             await model.aclose()
         self._models.clear()
+        self._lanes.clear()
 
     def scrub(self, text: str) -> str:
         """``text`` without any key this process knows."""
-        return scrub(text, self._secrets)
+        return scrub(text, self._secrets) if self._secrets else text
 
     # -- one call ----------------------------------------------------------------------------
 
@@ -345,21 +410,32 @@ class Executor:
         the model cannot honour and SpendRefused when a ceiling would be crossed (nothing is
         spent); a cancelled call is recorded and settled, then CancelledError propagates."""
         request = spec.request
-        model = self.model(request.model)
-        self._check(model, request)  # bad settings fail here, before any row, hold or traffic
-        bound, max_tokens, worst = self.worst_case(model, request)
-        outcome = outcome if outcome is not None else CallOutcome(Result(model.id))
+        lane = self._lane(request)  # bad settings fail here, before any row, hold or traffic
+        bound = messages_token_bound(request.messages)
+        worst, worst_micro, floor = lane.worst.get(bound) or lane.worst_case(bound)
+        if outcome is None:
+            outcome = CallOutcome(Result(lane.model_id))
         timeout = spec.timeout_s or self.timeout_s
         loop = asyncio.get_running_loop()
         ends = loop.time() + timeout  # one deadline for every attempt and wait between them
-        floor = self._floor(model, request, bound, max_tokens, worst)
+        start: CallValues = {
+            "model": lane.model_id, "provider": lane.provider, "role": spec.role,
+            "run_id": spec.run_id, "item_key": spec.key,
+            "request_json": self._request_json(request, lane),
+        }  # fmt: skip
         while True:
             outcome.attempts += 1
             attempt = outcome.attempts
-            hold = self._take(spec, model, worst, first=attempt == 1, floor=floor)
-            left = max(ends - loop.time(), 0.001)
+            if worst:
+                run_id = spec.run_id or f"generate-{time.strftime('%Y%m%d')}"
+                hold = self.holds.take(
+                    run_id, spec.role, lane.model_id, worst, attempt == 1, key=spec.key,
+                    floor_usd=floor, worst_micro=worst_micro,
+                )  # fmt: skip
+            else:  # no price on file or a $0 model: nothing is held
+                hold = _NO_HOLD
             result = await self._attempt(
-                spec, model, hold, attempt, bound, max_tokens, worst, left, on_event, outcome
+                spec, lane, start, hold, attempt, bound, worst, ends, loop, on_event, outcome
             )
             error = result.error
             if error is None:
@@ -383,69 +459,54 @@ class Executor:
             )  # fmt: skip
             await asyncio.sleep(wait)
 
-    def _take(
-        self, spec: CallSpec, model: Model, worst: Decimal | None, *, first: bool,
-        floor: Decimal | None = None,
-    ) -> Hold:  # fmt: skip
-        if not worst:  # no price on file or a $0 model: nothing is held
-            return Hold(Decimal(0))
-        run_id = spec.run_id or f"generate-{time.strftime('%Y%m%d')}"
-        return self.holds.take(
-            run_id, spec.role, model.id, worst, first, key=spec.key, floor_usd=floor
-        )
-
     def _floor(
         self, model: Model, request: Request, bound: int, max_tokens: int, worst: Decimal | None
     ) -> Decimal | None:
         """The least this call may hold, cut at its hold (``engine/cut.py``); None when it must
         hold its whole worst case (no price, a small budget, output that may not stream)."""
-        price = self.held_price(model)
-        if not worst or price is None:
-            return None
-        effort = model.info.resolve_effort(request.settings.effort, strict=False)
-        if not model.streams_what_it_bills(effort):
-            return None
-        return cut.floor_usd(bound, max_tokens, price)
+        return self._lane(request).worst_case(bound)[2]
 
     async def _attempt(
         self,
         spec: CallSpec,
-        model: Model,
+        lane: _Lane,
+        start: CallValues,
         hold: Hold,
         attempt: int,
         bound: int,
-        max_tokens: int,
         worst: Decimal | None,
-        deadline_s: float,
+        ends: float,
+        loop: asyncio.AbstractEventLoop,
         on_event: EventCallback | None,
         outcome: CallOutcome,
     ) -> Result:
+        """One attempt: its limits, its row, its stream within what is left of the call's
+        deadline (cut at the hold's cap, if it has one), its outcome recorded and settled —
+        also when it is cancelled."""
         request = spec.request
-        model_id = model.id
-        start = {
-            "model": model_id,
-            "provider": model.info.provider,
-            "role": spec.role,
-            "run_id": spec.run_id,
-            "item_key": spec.key,
-            "request": self._request_json(request),
-        }
+        max_tokens = lane.max_tokens
+        recorder = self.recorder
+        holds_money = hold.lease is not None or hold.reservation_id is not None
         call_id: str | None = None
-        result = Result(model_id)
+        result = Result(lane.model_id)
         outcome.result = result
         in_flight = 0
+        started = 0.0
+        slot = lane.slot
         try:
-            slot = await self.limits.enter(model, bound + max_tokens)
+            if not slot.take_now():
+                await slot.enter(bound + max_tokens)
             try:
-                call_id = self.recorder.start(start)
+                call_id = recorder.start(start)
                 outcome.call_ids.append(call_id)
-                if hold.holds_money:
+                if hold.reservation_id is not None:  # a lease's calls are not linked one by one
                     self.holds.attach(hold, call_id)
                 can_pay = None
-                if hold.cap_usd is not None and (price := self.held_price(model)) is not None:
-                    can_pay = cut.affordable(hold.cap_usd, bound, price)
+                if hold.cap_usd is not None and lane.held is not None:
+                    can_pay = cut.affordable(hold.cap_usd, bound, lane.held)
+                started = time.perf_counter()
                 in_flight = await self._stream(
-                    model, request, call_id, result, deadline_s, on_event, can_pay,
+                    lane, request, call_id, result, started, ends, loop, on_event, can_pay,
                     spec.timeout_s or self.timeout_s,
                 )  # fmt: skip
                 outcome.stopped_at_limit = result.provider_reason == CUT_REASON
@@ -457,46 +518,51 @@ class Executor:
             if result.provider_reason == CUT_REASON:  # what was in flight at the cut is billed
                 made = min(result.usage.output_tokens + in_flight, max_tokens)
                 result.usage = replace(result.usage, output_tokens=made)
-            cost, source = self._cost(model, result, bound, max_tokens, worst)
-            self._scrub_result(result)
-            outcome.input_tokens += result.usage.input_tokens
-            outcome.output_tokens += result.usage.output_tokens
-            outcome.reasoning_tokens += result.usage.reasoning_tokens
+            cost, source, micro = self._cost(lane, result, bound, max_tokens, worst)
+            if self._secrets:
+                self._scrub_result(result)
+            usage = result.usage
+            outcome.input_tokens += usage.input_tokens
+            outcome.output_tokens += usage.output_tokens
+            outcome.reasoning_tokens += usage.reasoning_tokens
             outcome.price_source = source
-            outcome.cost_usd = (
-                None if cost is None or outcome.cost_usd is None else (outcome.cost_usd + cost)
-            )
+            total = outcome.cost_usd
+            outcome.cost_usd = None if cost is None or total is None else total + cost
             if call_id is not None:
-                self.recorder.finish(call_id, start, self._end(result, cost, source), attempt)
-            if hold.holds_money:  # a call that never reached the provider costs nothing
-                self.holds.settle(hold, cost if call_id is not None else Decimal(0), call_id)
+                recorder.finish(call_id, start, result, cost, source, attempt, started)
+            if holds_money:  # a call that never reached the provider costs nothing
+                if call_id is None:
+                    self.holds.settle(hold, _ZERO, None, actual_micro=0)
+                else:
+                    self.holds.settle(hold, cost, call_id, actual_micro=micro)
         return result
 
     async def _stream(
         self,
-        model: Model,
+        lane: _Lane,
         request: Request,
         call_id: str,
         result: Result,
-        deadline_s: float,
+        started: float,
+        ends: float,
+        loop: asyncio.AbstractEventLoop,
         on_event: EventCallback | None,
-        can_pay: int | None = None,
-        call_deadline_s: float | None = None,
+        can_pay: int | None,
+        call_deadline_s: float,
     ) -> int:
-        """Stream the call into ``result`` within ``deadline_s`` (what is left of the call's
-        ``call_deadline_s``, every attempt's); with ``can_pay``, cut it once the output received
+        """Stream the call into ``result`` until ``ends`` (the loop's time: the call's deadline
+        of ``call_deadline_s``, every attempt's); with ``can_pay``, cut it once the output received
         (at an upper bound, its UTF-8 bytes) and what may be in flight reach that many tokens:
-        the hold's cap. Returns the tokens taken to be in flight at a cut (0 without one)."""
-        started = time.perf_counter()
-        seq = 0
-        stream = model.stream(request)
-        deadline = self._deadlines.arm(deadline_s)
+        the hold's cap. Returns the tokens taken to be in flight at a cut (0 without one).
+
+        The adapter's own generator is the one layer between the provider and here: the
+        contract of :meth:`Model.stream` (a failure translated into ``Finish("error")``, a
+        stream without a Finish given one) is kept in this loop with the model's own rules."""
+        model = lane.model
         recorder = self.recorder
         keeps = recorder.keeps_events
-        received = 0
-        first = 0.0
-        in_flight = 0
         clean = _DeltaScrubber(self._secrets) if self._secrets else None
+        seq = 0
 
         def emit(event: Event) -> None:
             """Record the event and hand it on, every key gone from it (a key split across
@@ -510,27 +576,63 @@ class Executor:
                 if on_event is not None:
                     on_event(one)
 
+        handing_on = keeps or on_event is not None or clean is not None
+        received = 0
+        first = 0.0
+        in_flight = 0
+        finish: Finish | None = None
+        stream = model._stream(request, lane.effort)
+        deadline = self._deadlines.arm(ends, loop)
         try:
-            async for event in stream:
-                result.add(event, started)
-                emit(event)
-                if can_pay is not None and isinstance(event, TextDelta | ReasoningDelta):
-                    now = time.perf_counter()
-                    first = first or now
-                    received += cut.utf8_bytes(event.text)
-                    in_flight = cut.in_flight(received, now - first)
-                    if received + in_flight >= can_pay:
-                        result.stop_reason = "cancelled"
-                        result.provider_reason = CUT_REASON
-                        emit(Finish("cancelled", provider_reason=CUT_REASON))
+            try:
+                async for event in stream:
+                    kind = event.kind
+                    if kind == "text" or kind == "reasoning":
+                        text = event.text  # type: ignore[union-attr]
+                        if result.ttft_s is None and text:
+                            result.ttft_s = time.perf_counter() - started
+                        result.deltas += 1
+                        if kind == "text":
+                            result.text += text
+                        else:
+                            result.reasoning += text
+                            result.reasoning_deltas += 1
+                        if handing_on:
+                            emit(event)
+                        if can_pay is not None:
+                            now = time.perf_counter()
+                            first = first or now
+                            received += cut.utf8_bytes(text)
+                            in_flight = cut.in_flight(received, now - first)
+                            if received + in_flight >= can_pay:
+                                finish = Finish("cancelled", provider_reason=CUT_REASON)
+                                break
+                    elif kind == "usage":
+                        result.usage = event.usage  # type: ignore[union-attr]
+                        if handing_on:
+                            emit(event)
+                    else:
+                        finish = event  # type: ignore[assignment]
                         break
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # translated once, by the model's own rule
+                finish = model.failure(exc)  # re-raises what is not a provider error
+            if finish is None:
+                finish = model.unfinished()
+            result.stop_reason = finish.stop_reason
+            result.error = finish.error
+            result.provider_reason = finish.provider_reason
+            if handing_on:
+                emit(finish)
         except asyncio.CancelledError:
             if deadline.expired():  # our deadline, not a stop from outside: a failed attempt
                 result.stop_reason = "error"
-                result.error = self._timed_out(model, call_deadline_s or deadline_s)
+                result.error = self._timed_out(model, call_deadline_s)
             else:
                 result.stop_reason = "cancelled"
-                emit(Finish("cancelled"))
+                if handing_on:
+                    emit(Finish("cancelled"))
                 raise
         except Exception as exc:  # a bug or an untranslated failure: a failed call, kept
             log.exception("%s: the call failed unexpectedly", model.id)
@@ -560,18 +662,21 @@ class Executor:
         )
 
     def _cost(
-        self, model: Model, result: Result, bound: int, max_tokens: int, worst: Decimal | None
-    ) -> tuple[Decimal | None, str | None]:
-        """The actual cost (the provider's figure, else usage × price). Usage the request could
-        not produce, or a reported cost its usage cannot come to (:mod:`.usage`), makes the call
-        a ``bad_response`` error settled at its worst case — the reservation — and recorded as
-        an anomaly with the provider's figure (``price_source``), never charged beyond it."""
+        self, lane: _Lane, result: Result, bound: int, max_tokens: int, worst: Decimal | None
+    ) -> tuple[Decimal | None, str | None, int | None]:
+        """The actual cost (the provider's figure, else usage × price), its source, and the
+        cost in micro-dollars where it is known without converting again. Usage the request
+        could not produce, or a reported cost its usage cannot come to (:mod:`.usage`), makes
+        the call a ``bad_response`` error settled at its worst case — the reservation — and
+        recorded as an anomaly with the provider's figure (``price_source``), never charged
+        beyond it."""
         usage = result.usage
-        price = self.price(model)
+        price = lane.price
         problem = impossible_usage(usage, prompt_bound=bound, max_tokens=max_tokens)
         if problem is None and usage.cost_usd is not None and price is not None:
             problem = implausible_cost(usage.cost_usd, price.held().cost(usage))
         if problem is not None:
+            model = lane.model
             result.stop_reason = "error"
             result.error = ProviderError(
                 f"the reply was impossible: {problem}",
@@ -579,9 +684,22 @@ class Executor:
                 provider=model.provider,
             )
             result.usage = replace(usage, cost_usd=None)
-            return worst, anomaly_source(usage.cost_usd)
-        cost = call_cost(model.info, usage, price=price)
-        return cost.usd, cost.source
+            return worst, anomaly_source(usage.cost_usd), None
+        if usage.cost_usd is None and price is not None:  # usage × price: the costs repeat
+            tokens = (
+                usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,
+                usage.cache_write_tokens,
+            )  # fmt: skip
+            known = lane.costs.get(tokens)
+            if known is None:
+                usd = price.cost(usage)
+                micro = usd_to_micro(usd if usd > 0 else _ZERO, up=False)
+                if len(lane.costs) >= _WORST_KNOWN:
+                    lane.costs.clear()
+                known = lane.costs[tokens] = (usd, price.source, micro)
+            return known
+        cost = call_cost(lane.model.info, usage, price=price)
+        return cost.usd, cost.source, None
 
     def _scrubbed_error(self, error: ProviderError) -> ProviderError:
         """The same failure with its message scrubbed."""
@@ -592,44 +710,19 @@ class Executor:
         )  # fmt: skip
 
     def _scrub_result(self, result: Result) -> None:
-        if not self._secrets:
-            return
         result.text = self.scrub(result.text)
         result.reasoning = self.scrub(result.reasoning)
         if result.error is not None:
             result.error = self._scrubbed_error(result.error)
 
-    def _request_json(self, request: Request) -> dict[str, Any]:
-        settings = request.settings
-        cached = self._settings_json.get(id(settings))
-        if cached is None or cached[0] is not settings:  # one settings object serves many calls
-            as_json = {k: v for k, v in asdict(settings).items() if v is not None}
-            cached = self._settings_json[id(settings)] = (settings, as_json)
-        return {
-            "messages": [
-                {"role": m.role, "content": self.scrub(m.content)} for m in request.messages
-            ],
-            "settings": cached[1],
-        }
-
-    @staticmethod
-    def _end(result: Result, cost: Decimal | None, source: str | None) -> CallValues:
-        usage = result.usage
-        error = result.error
-        return {
-            "stop_reason": result.stop_reason,
-            "text": result.text,
-            "reasoning": result.reasoning,
-            "error": str(error) if error else None,
-            "error_kind": error.kind.value if error else None,
-            "provider_reason": result.provider_reason,
-            "input_tokens": usage.input_tokens,
-            "output_tokens": usage.output_tokens,
-            "reasoning_tokens": usage.reasoning_tokens,
-            "cache_read_tokens": usage.cache_read_tokens,
-            "cache_write_tokens": usage.cache_write_tokens,
-            "cost_usd": cost,
-            "price_source": source,
-            "ttft_s": result.ttft_s,
-            "wall_s": result.wall_s,
-        }
+    def _request_json(self, request: Request, lane: _Lane) -> str:
+        """The request as the call log keeps it, JSON text: its messages, every key scrubbed
+        from them, and its settings (the lane's, serialised once)."""
+        if self._secrets:
+            secrets = self._secrets
+            messages = [
+                {"role": m.role, "content": scrub(m.content, secrets)} for m in request.messages
+            ]
+        else:
+            messages = [{"role": m.role, "content": m.content} for m in request.messages]
+        return f'{{"messages":{to_json(messages).decode()},"settings":{lane.settings_json}}}'

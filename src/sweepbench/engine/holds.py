@@ -58,16 +58,22 @@ class Holds(Protocol):
     def take(
         self, run_id: str, role: str, model: str, worst_usd: Decimal, first: bool,
         key: str | None = None, floor_usd: Decimal | None = None,
+        worst_micro: int | None = None,
     ) -> Hold:  # fmt: skip
         """Hold ``worst_usd`` for one call (``first``: its first attempt; ``key``: the item or
         sample it is for; ``floor_usd``: the least it may hold, cut at its hold, when it may
-        hold less). SpendRefused when a ceiling would be crossed."""
+        hold less; ``worst_micro``: ``worst_usd`` in micro-dollars rounded up, when the caller
+        has it). SpendRefused when a ceiling would be crossed."""
 
     def attach(self, hold: Hold, call_id: str) -> None:
         """The call's row exists: link the hold to it (before traffic)."""
 
-    def settle(self, hold: Hold, actual_usd: Decimal | None, call_id: str | None) -> None:
-        """The call ended at ``actual_usd`` (None: no price, count the worst case)."""
+    def settle(
+        self, hold: Hold, actual_usd: Decimal | None, call_id: str | None,
+        actual_micro: int | None = None,
+    ) -> None:  # fmt: skip
+        """The call ended at ``actual_usd`` (None: no price, count the worst case;
+        ``actual_micro``: the same in micro-dollars, half up, when the caller has it)."""
 
 
 class PerCallHolds:
@@ -79,6 +85,7 @@ class PerCallHolds:
     def take(
         self, run_id: str, role: str, model: str, worst_usd: Decimal, first: bool,
         key: str | None = None, floor_usd: Decimal | None = None,
+        worst_micro: int | None = None,
     ) -> Hold:  # fmt: skip
         """Admit one charge (its worst case: a sweep's or a generation's call is never cut)."""
         [rid] = self.ledger.admit(run_id, [Charge(model=model, ceiling_usd=worst_usd, role=role)])
@@ -89,7 +96,10 @@ class PerCallHolds:
         if hold.reservation_id is not None:
             self.ledger.attach(hold.reservation_id, call_id)
 
-    def settle(self, hold: Hold, actual_usd: Decimal | None, call_id: str | None) -> None:
+    def settle(
+        self, hold: Hold, actual_usd: Decimal | None, call_id: str | None,
+        actual_micro: int | None = None,
+    ) -> None:  # fmt: skip
         """Settle at once."""
         if hold.reservation_id is not None:
             self.ledger.settle(hold.reservation_id, actual_usd)
@@ -107,11 +117,12 @@ class AdmittedHolds(PerCallHolds):
     def take(
         self, run_id: str, role: str, model: str, worst_usd: Decimal, first: bool,
         key: str | None = None, floor_usd: Decimal | None = None,
+        worst_micro: int | None = None,
     ) -> Hold:  # fmt: skip
         """The admitted reservation of call ``key`` on its first attempt, else a new one."""
         if first and key is not None and key in self.reservations:
             return Hold(worst_usd, reservation_id=self.reservations.pop(key))
-        return super().take(run_id, role, model, worst_usd, first, key)
+        return super().take(run_id, role, model, worst_usd, first, key)  # a retry: its own
 
 
 @dataclass
@@ -149,17 +160,18 @@ class LeaseHolds:
     def take(
         self, run_id: str, role: str, model: str, worst_usd: Decimal, first: bool,
         key: str | None = None, floor_usd: Decimal | None = None,
+        worst_micro: int | None = None,
     ) -> Hold:  # fmt: skip
         """Draw the call's worst case from the open lease, taking a new lease when it has too
         little left. When no ceiling leaves room for a worst case, the idle leases of this
         worker's other roles and models are given back first; then, with ``floor_usd``, the
         call may hold less, down to its floor, as a cap it is cut at (``Hold.cap_usd``)."""
-        worst = usd_to_micro(worst_usd, up=True)
+        worst = usd_to_micro(worst_usd, up=True) if worst_micro is None else worst_micro
         if worst == 0:
             return Hold(worst_usd)
         scope = (run_id, role, model)
         lease = self._open.get(scope)
-        if lease is None or lease.free_micro < worst:
+        if lease is None or lease.reserved_micro - lease.drawn_micro - lease.used_micro < worst:
             if lease is not None:
                 self._close(scope, lease)
                 # Settle the leases whose calls have all ended first: left open until the next
@@ -167,7 +179,8 @@ class LeaseHolds:
                 # would be refused ("limit reached, $0 spent") with money still left.
                 self.ledger.settle_many(self.settlements())
             lease = self._new_lease(scope, worst, worst_usd, floor_usd)
-        draw = min(worst, lease.free_micro)
+        free = lease.reserved_micro - lease.drawn_micro - lease.used_micro  # free_micro
+        draw = worst if worst <= free else free
         lease.drawn_micro += draw
         lease.in_flight += 1
         if draw < worst:
@@ -214,7 +227,10 @@ class LeaseHolds:
     def attach(self, hold: Hold, call_id: str) -> None:
         """Leases are settled as a whole; calls are not linked one by one."""
 
-    def settle(self, hold: Hold, actual_usd: Decimal | None, call_id: str | None) -> None:
+    def settle(
+        self, hold: Hold, actual_usd: Decimal | None, call_id: str | None,
+        actual_micro: int | None = None,
+    ) -> None:  # fmt: skip
         """Return the call's worst case to its lease and count what it cost."""
         lease = hold.lease
         if lease is None:
@@ -224,6 +240,8 @@ class LeaseHolds:
         if actual_usd is None:
             lease.unpriced = True
             lease.used_micro += hold.worst_micro
+        elif actual_micro is not None:
+            lease.used_micro += actual_micro
         else:
             lease.used_micro += usd_to_micro(actual_usd if actual_usd > 0 else _ZERO, up=False)
         if lease.closed and lease.in_flight == 0:

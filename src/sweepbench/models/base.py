@@ -220,7 +220,11 @@ class Model(ABC):
 
     async def stream(self, request: Request) -> AsyncGenerator[Event, None]:
         """Stream a call. Ends with exactly one Finish; provider failures become
-        ``Finish("error")``. Raises UserError (before any traffic) for bad settings."""
+        ``Finish("error")``. Raises UserError (before any traffic) for bad settings.
+
+        The engine does not stream through here: it iterates :meth:`_stream` itself, one
+        generator layer fewer for every event, and keeps this contract with the same two
+        rules, :meth:`failure` and :meth:`unfinished`."""
         effort = self.check(request)
         finished = False
         try:
@@ -234,20 +238,30 @@ class Model(ABC):
                     if finished:
                         return
         except Exception as exc:  # translated once, here, for every adapter
-            error = self.translate_error(exc) if not isinstance(exc, ProviderError) else exc
-            if error is None:
-                raise
-            yield Finish("error", error=error)
+            yield self.failure(exc)
             return
         if not finished:
-            yield Finish(
-                "error",
-                error=ProviderError(
-                    "the stream ended without a finish event",
-                    kind=ErrorKind.RETRYABLE,
-                    provider=self.provider,
-                ),
-            )
+            yield self.unfinished()
+
+    def failure(self, exc: Exception) -> Finish:
+        """The Finish a failure of :meth:`_stream` ends the stream with (the adapter's
+        translation of its SDK's exception); re-raises ``exc`` when it is not a provider
+        error (a bug)."""
+        error = exc if isinstance(exc, ProviderError) else self.translate_error(exc)
+        if error is None:
+            raise exc
+        return Finish("error", error=error)
+
+    def unfinished(self) -> Finish:
+        """The Finish of a :meth:`_stream` that ended without one (a dropped stream)."""
+        return Finish(
+            "error",
+            error=ProviderError(
+                "the stream ended without a finish event",
+                kind=ErrorKind.RETRYABLE,
+                provider=self.provider,
+            ),
+        )
 
     async def aclose(self) -> None:  # noqa: B027 - a hook with a safe default, not abstract
         """Release clients and connections held by the adapter."""

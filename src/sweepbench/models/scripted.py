@@ -390,6 +390,7 @@ class ScriptedModel(Model):
         fixture = options.get("fixture") or DEMOS.get(self.base)
         if self.text is None and fixture:
             self.text = answer_file(fixture)
+        self._fixed: dict[str | None, list[Event]] = {}
         self.gate = options.get("gate")
         self.gate_after = whole("gate_after") or 0
         self.gate_at = whole("gate_at") or 0
@@ -428,7 +429,16 @@ class ScriptedModel(Model):
 
     def script(self, request: Request, effort: str | None) -> list[Event]:
         """The deltas a call streams with an unlimited budget: reasoning first (by effort),
-        then the answer, one word a token."""
+        then the answer, one word a token. A fixed answer (``text=``, a fixture) is the same
+        script for every request of one effort: made once (the events are immutable)."""
+        if self.text is not None:
+            fixed = self._fixed.get(effort)
+            if fixed is None:
+                fixed = self._fixed[effort] = self._script(request, effort)
+            return fixed
+        return self._script(request, effort)
+
+    def _script(self, request: Request, effort: str | None) -> list[Event]:
         words = self.answer_words(request)
         thinking = int(len(words) * EFFORT_REASONING.get(effort or "", 0.0))
         plan: list[Event] = [ReasoningDelta(f"step{i + 1} ") for i in range(thinking)]
@@ -446,8 +456,9 @@ class ScriptedModel(Model):
 
     async def _stream(self, request: Request, effort: str | None) -> AsyncGenerator[Event, None]:
         budget = self.max_tokens(request)
-        input_tokens = sum(len(m.content.split()) for m in request.messages)
-        usage = Usage(input_tokens=input_tokens)
+        input_tokens = 0
+        for sent in request.messages:
+            input_tokens += len(sent.content.split())
         if self.gate is not None and not self.gate_at:
             await self._pass_gate(self.gate)
         if self.ttft:
@@ -462,7 +473,7 @@ class ScriptedModel(Model):
                 retry_after=self.retry_after,
             )
         if self.refuse:
-            yield UsageEvent(usage)
+            yield UsageEvent(Usage(input_tokens=input_tokens))
             yield Finish("refusal", provider_reason="refusal")
             return
         plan = self.script(request, effort)
@@ -476,7 +487,7 @@ class ScriptedModel(Model):
                 await asyncio.sleep(delay)
             elif count % 64 == 0:
                 await asyncio.sleep(0)  # stay cancellable on huge outputs
-            reasoning += isinstance(event, ReasoningDelta)
+            reasoning += event.kind == "reasoning"
             yield event
             if self.disconnect_after is not None and count >= self.disconnect_after:
                 yield UsageEvent(Usage(input_tokens, count, reasoning))

@@ -11,6 +11,17 @@ exceeded by no prompt, whatever its language or spacing (2,000 one-letter words,
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Protocol
+
+
+class HasContent(Protocol):
+    """A chat message, as far as counting goes."""
+
+    @property
+    def content(self) -> str:
+        """Its text."""
+        ...
+
 
 FRAMING_TOKENS = 200
 """Typical tokens a chat template adds around the messages."""
@@ -39,3 +50,15 @@ def prompt_token_bound(contents: Iterable[str]) -> int:
         # ASCII text is one byte a character: its length, without encoding it
         utf8_bytes += len(text) if text.isascii() else len(text.encode("utf-8"))
     return utf8_bytes + FRAMING_BOUND_PER_MESSAGE * messages + FRAMING_BOUND
+
+
+def messages_token_bound(messages: Iterable[HasContent]) -> int:
+    """:func:`prompt_token_bound` of these messages' contents (the engine's, once per call:
+    without a generator between them)."""
+    count = 0
+    utf8_bytes = 0
+    for message in messages:
+        count += 1
+        text = message.content
+        utf8_bytes += len(text) if text.isascii() else len(text.encode("utf-8"))
+    return utf8_bytes + FRAMING_BOUND_PER_MESSAGE * count + FRAMING_BOUND

@@ -8,7 +8,6 @@ its engine and may be shared between threads.
 from __future__ import annotations
 
 import json
-import operator
 import uuid
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
@@ -245,59 +244,59 @@ class Store:
                 for r in conn.execute(query)
             ]
 
-    def insert_calls(self, conn: Connection, rows: Sequence[dict[str, Any]]) -> None:
-        """Insert whole ``calls`` rows inside the caller's transaction (a benchmark's group
-        commit). On SQLite through the driver's own ``executemany``: SQLAlchemy Core's per-row
-        processing was measured 3× slower for thousands of rows."""
+    def start_call_row(self, start: dict[str, Any]) -> str:
+        """Record a call that is starting from plain values — ``model``, ``provider``,
+        ``role``, ``run_id``, ``item_key`` and ``request_json`` (JSON text) — as the engine
+        makes them; return its id. Written at once (see :meth:`start_call`)."""
+        call_id = uuid.uuid4().hex
+        values = {"id": call_id, "created_at": _now(), **start}
+        with self.begin() as conn:
+            conn.execute(calls.insert().values(**values))
+        return call_id
+
+    def insert_calls(self, conn: Connection, rows: Sequence[CallRow]) -> None:
+        """Insert whole ``calls`` rows (tuples in :data:`CALL_COLUMNS` order, the times as
+        seconds since the epoch) inside the caller's transaction, in one statement: a
+        benchmark's group commit. On SQLite through the driver's own ``executemany`` (SQLAlchemy
+        Core's per-row processing was measured 3× slower for thousands of rows), the times
+        turned into the store's text with the second's part made once per second."""
         if not rows:
             return
         if conn.dialect.name != "sqlite":
-            conn.execute(calls.insert(), list(rows))
+            conn.execute(
+                calls.insert(),
+                [
+                    {
+                        **dict(zip(CALL_COLUMNS, row, strict=True)),
+                        "created_at": datetime.fromtimestamp(row[1], UTC),
+                        "finished_at": datetime.fromtimestamp(row[2], UTC),
+                    }
+                    for row in rows
+                ],
+            )
             return
-        columns = list(rows[0])
-        sql = f"INSERT INTO calls ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
-
-        # the SQLite forms of UtcDateTime (ISO text) and ExactDecimal (text)
-        def stamp(value: datetime) -> str:
-            if value.tzinfo is UTC and value.microsecond:  # the same text, without conversion
-                return value.isoformat()
-            return _sqlite_stamp(value)
-
-        converted = [
-            (i, stamp if name in ("created_at", "finished_at") else str)
-            for i, name in enumerate(columns)
-            if name in ("created_at", "finished_at", "cost_usd")
-        ]
-        cells_of = operator.itemgetter(*columns)  # every row has the first row's columns
         values = []
+        second, prefix = -1, ""  # the text of the date and time of day, once per second
         for row in rows:
-            cells = list(cells_of(row)) if len(columns) > 1 else [row[columns[0]]]
-            for i, convert in converted:
-                cell = cells[i]
-                if cell is not None:
-                    cells[i] = convert(cell)
-            values.append(cells)
+            created, finished = row[1], row[2]
+            if int(created // 1) != second:
+                second = int(created // 1)
+                prefix = _second_text(second)
+            created_text = f"{prefix}.{int((created - second) * 1_000_000):06d}+00:00"
+            if int(finished // 1) == second:
+                finished_text = f"{prefix}.{int((finished - second) * 1_000_000):06d}+00:00"
+            else:  # a call across a second
+                finished_text = _stamp_text(finished)
+            cost = row[19]
+            values.append((
+                row[0], created_text, finished_text, *row[3:19],
+                None if cost is None else str(cost), *row[20:],
+            ))  # fmt: skip
         cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
         try:
-            cursor.executemany(sql, values)
+            cursor.executemany(_INSERT_CALLS, values)
         finally:
             cursor.close()
-
-    @staticmethod
-    def start_values(
-        call_id: str, call: dict[str, Any], created_at: datetime | None
-    ) -> dict[str, Any]:
-        """The start of a ``calls`` row from a ``CallStart``'s fields as plain values."""
-        return {
-            "id": call_id,
-            "created_at": created_at or _now(),
-            "model": call["model"],
-            "provider": call["provider"],
-            "role": call["role"],
-            "run_id": call.get("run_id"),
-            "item_key": call.get("item_key"),
-            "request_json": _json(call.get("request", {})),
-        }
 
     @staticmethod
     def _start_values(call_id: str, call: CallStart, created_at: datetime | None) -> dict[str, Any]:
@@ -313,8 +312,33 @@ class Store:
         }
 
 
-def _sqlite_stamp(value: datetime) -> str:
-    return value.astimezone(UTC).isoformat(timespec="microseconds")
+CALL_COLUMNS = (
+    "id", "created_at", "finished_at", "model", "provider", "role", "run_id", "request_json",
+    "text", "reasoning", "stop_reason", "error", "error_kind", "provider_reason",
+    "input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens",
+    "cache_write_tokens", "cost_usd", "price_source", "ttft_s", "wall_s", "attempt", "item_key",
+)  # fmt: skip
+"""The columns of a whole ``calls`` row as :meth:`Store.insert_calls` takes it."""
+CallRow = tuple[Any, ...]
+"""A whole ``calls`` row: values in :data:`CALL_COLUMNS` order; ``created_at`` and
+``finished_at`` in seconds since the epoch, ``cost_usd`` a ``Decimal`` or None."""
+_INSERT_CALLS = (
+    f"INSERT INTO calls ({', '.join(CALL_COLUMNS)}) VALUES ({', '.join('?' for _ in CALL_COLUMNS)})"
+)
+
+
+def _second_text(second: int) -> str:
+    """The date and time of day of ``second`` since the epoch, as ``UtcDateTime`` stores it on
+    SQLite (without the fraction and the zone)."""
+    return datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def _stamp_text(moment: float) -> str:
+    """``moment`` (seconds since the epoch) as ``UtcDateTime``'s SQLite text
+    (``2025-01-31T12:00:00.000000+00:00``; the fraction is below 1 s by more than a float's
+    error at today's epoch, so it never rounds up to a whole second)."""
+    second = int(moment // 1)
+    return f"{_second_text(second)}.{int((moment - second) * 1_000_000):06d}+00:00"
 
 
 def _to_record(row: Row[Any]) -> CallRecord:

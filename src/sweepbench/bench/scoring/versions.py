@@ -14,9 +14,7 @@ any :func:`using_rules` block the corrected rules apply (the scorers' plain beha
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from typing import Final, Literal, get_args
 
@@ -93,12 +91,21 @@ def active_rules() -> ScoringRules:
     return _ACTIVE.get()
 
 
-@contextmanager
-def using_rules(version: str | ScoringRules) -> Iterator[ScoringRules]:
-    """Score by ``version`` inside the block."""
-    rules = version if isinstance(version, ScoringRules) else rules_for(version)
-    token = _ACTIVE.set(rules)
-    try:
-        yield rules
-    finally:
-        _ACTIVE.reset(token)
+class using_rules:
+    """Score by ``version`` inside the block (a class, not a generator: it is entered once
+    per scored answer, and ``contextlib``'s machinery cost more calls than the scoring)."""
+
+    __slots__ = ("_token", "rules")
+
+    def __init__(self, version: str | ScoringRules) -> None:
+        self.rules = version if isinstance(version, ScoringRules) else rules_for(version)
+        self._token: Token[ScoringRules] | None = None
+
+    def __enter__(self) -> ScoringRules:
+        self._token = _ACTIVE.set(self.rules)
+        return self.rules
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _ACTIVE.reset(self._token)
+            self._token = None
