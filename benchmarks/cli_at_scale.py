@@ -75,11 +75,13 @@ def child(command: list[str]) -> None:
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - started
-    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    peak_mb = usage.ru_maxrss / 1024
     report: dict[str, Any] = {}
     if done.stdout.strip().startswith("{"):
         report = json.loads(done.stdout)
-    print(json.dumps({"wall_s": wall, "peak_mb": peak_mb, "code": done.returncode,
+    print(json.dumps({"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime,
+                      "peak_mb": peak_mb, "code": done.returncode,
                       "scored": report.get("scored"), "stderr": done.stderr[-400:]}))  # fmt: skip
 
 
@@ -108,10 +110,10 @@ def run_size(n: int, tmp: Path) -> dict[str, Any]:
     if again["code"] != 0:
         raise SystemExit(f"the resume of the {n}-item run failed: {again}")
     out = {"items": n, "run_s": first["wall_s"], "run_peak_mb": first["peak_mb"],
-           "resume_s": again["wall_s"], "resume_peak_mb": again["peak_mb"],
-           "resume_calls": new_calls}  # fmt: skip
+           "resume_s": again["wall_s"], "resume_cpu_s": again["cpu_s"],
+           "resume_peak_mb": again["peak_mb"], "resume_calls": new_calls}  # fmt: skip
     print(f"{n:>7,} items: run {first['wall_s']:6.2f} s, peak {first['peak_mb']:5.0f} MB; "
-          f"resume {again['wall_s']:5.2f} s ({new_calls} calls), peak "
+          f"resume {again['wall_s']:5.2f} s, CPU {again['cpu_s']:5.2f} s ({new_calls} calls), peak "
           f"{again['peak_mb']:4.0f} MB", flush=True)  # fmt: skip
     return out
 
@@ -167,12 +169,17 @@ def main() -> None:
     exe = shutil.which("sweepbench")
     ours = help_time([exe, "--help"] if exe else [*CLI, "--help"], args.help_runs)
     out["help_s"] = ours
-    line = f"sweepbench --help: {ours:.2f} s"
+    line = f"sweepbench --help: {ours:.3f} s"
+    run_help = help_time([exe, "bench", "run", "--help"] if exe else
+                         [*CLI, "bench", "run", "--help"], args.help_runs)  # fmt: skip
+    out["bench_run_help_s"] = run_help
+    line += f"; bench run --help: {run_help:.3f} s ({run_help / ours:.2f}× sweepbench --help)"
     lm_eval = shutil.which("lm_eval") or shutil.which("lm-eval")
     if lm_eval:
         theirs = help_time([lm_eval, "--help"], args.help_runs)
         out["lm_eval_help_s"] = theirs
-        line += f"; lm_eval --help: {theirs:.2f} s ({ours / theirs:.2f}×, goal ≤ 1.0)"
+        line += (f"; lm_eval --help: {theirs:.2f} s ({ours / theirs:.2f}×, bench run --help "
+                 f"{run_help / theirs:.2f}×, goal ≤ 1.0)")  # fmt: skip
     else:
         line += " (lm-eval not installed: goal < 0.5 s)"
     print(line)

@@ -70,6 +70,22 @@ def test_help_loads_no_layer_below_the_cli() -> None:
     assert loaded_after(code, layers) == []
 
 
+def test_bench_run_help_loads_no_pydantic() -> None:
+    """``bench run --help`` (issue 30 §4): Typer builds a pydantic adapter for a group's
+    unset ``--help`` flag unless it reads False (``cli.app.HelpWithoutPydantic``), and
+    ``bench``'s other commands (the scorers, the sweeps, the listing) load only to run."""
+    code = (
+        "import sys\nsys.argv = ['sweepbench', 'bench', 'run', '--help']\n"
+        "from sweepbench.cli import main\ntry:\n    main()\nexcept SystemExit:\n    pass"
+    )
+    heavy = ["sqlalchemy", "pydantic", "numpy", "dash", "anthropic", "openai", "llama_cpp"]
+    assert loaded_after(code, heavy) == []
+    modules = ["sweepbench.bench.scoring", "sweepbench.cli.bench_sweep", "sweepbench.store"]
+    assert loaded_after(code, [*modules, "sweepbench.cli.bench_run"]) == [
+        "sweepbench.cli.bench_run"
+    ]
+
+
 def test_text_kind_does_not_load_the_sculpture_libraries() -> None:
     code = "from sweepbench.artifacts import get_kind\nget_kind('text')"
     assert loaded_after(code, ["numpy", "pydantic", "pygltflib"]) == []
@@ -222,6 +238,30 @@ def test_lazy_commands_list_what_their_modules_register() -> None:
         assert stand_in is not None and real is not None and real is not stand_in
         assert stand_in.help == (real.help or "").split("\n\n")[0], name
     assert group.list_commands(ctx) == [*eager, *LAZY_COMMANDS]
+
+
+def test_bench_commands_list_what_their_modules_register() -> None:
+    import typer
+    from typer.main import get_command
+
+    from sweepbench.cli.app import app
+    from sweepbench.cli.bench import BENCH_COMMANDS, BenchGroup
+
+    top = get_command(app)
+    top_ctx = typer.Context(top, info_name="sweepbench")
+    top.load("bench")  # type: ignore[attr-defined]
+    group = top.get_command(top_ctx, "bench")
+    assert isinstance(group, BenchGroup)
+    ctx = typer.Context(group, info_name="bench", parent=top_ctx)
+    listed = {name: group.get_command(ctx, name) for name in BENCH_COMMANDS}
+    for module in dict.fromkeys(module for module, _ in BENCH_COMMANDS.values()):
+        group.load(module)
+    assert set(group.commands) == set(BENCH_COMMANDS)
+    for name, stand_in in listed.items():
+        real = group.get_command(ctx, name)
+        assert stand_in is not None and real is not None and real is not stand_in
+        assert stand_in.help == (real.help or "").split("\n\n")[0], name
+    assert group.list_commands(ctx) == list(BENCH_COMMANDS)
 
 
 def test_lazy_command_runs() -> None:

@@ -19,6 +19,7 @@ from sweepbench.errors import ProviderError, SweepbenchError, UserError
 
 if TYPE_CHECKING:
     from typer._click import Command, Context  # typer's own click (the types TyperGroup uses)
+    from typer.core import TyperOption
 
 
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
@@ -64,29 +65,48 @@ import the benchmarks, sweeps and web layers. ``tests/test_imports.py`` checks t
 against the commands' own help."""
 
 
-class LazyGroup(TyperGroup):
+class HelpWithoutPydantic(TyperGroup):
+    """A group whose ``--help`` flag reads as False when not given, not None: Typer coerces a
+    parameter's non-bool value through a pydantic adapter it builds first, so a None here made
+    ``sweepbench bench run --help`` import pydantic (~50 ms) for the groups it passes through
+    (``tests/test_imports.py`` checks that it does not)."""
+
+    def get_help_option(self, ctx: Context) -> TyperOption | None:
+        option = super().get_help_option(ctx)
+        if option is not None:
+            option.default = False
+        return option
+
+
+class LazyGroup(HelpWithoutPydantic):
     """The top-level group: lists :data:`LAZY_COMMANDS` from their help lines and imports a
     command's module when the command is resolved to run."""
 
+    lazy_commands: dict[str, tuple[str, str]] = LAZY_COMMANDS
+    """Its commands: name → (the module under ``sweepbench.cli`` that registers it, its help
+    line); ``cli.bench.BenchGroup`` has ``bench``'s."""
+
     def list_commands(self, ctx: Context) -> list[str]:
-        eager = [name for name in super().list_commands(ctx) if name not in LAZY_COMMANDS]
-        return [*eager, *LAZY_COMMANDS]
+        lazy = self.lazy_commands
+        eager = [name for name in super().list_commands(ctx) if name not in lazy]
+        return [*eager, *lazy]
 
     def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         command = super().get_command(ctx, cmd_name)
-        if command is None and cmd_name in LAZY_COMMANDS:
+        if command is None and cmd_name in self.lazy_commands:
             # Only listings see this stand-in; resolve_command loads the real command first.
-            return TyperCommand(cmd_name, help=LAZY_COMMANDS[cmd_name][1])
+            return TyperCommand(cmd_name, help=self.lazy_commands[cmd_name][1])
         return command
 
     def resolve_command(
         self, ctx: Context, args: list[str]
     ) -> tuple[str | None, Command | None, list[str]]:
+        lazy = self.lazy_commands
         if args and args[0] not in self.commands:
-            if args[0] in LAZY_COMMANDS:
-                self.load(LAZY_COMMANDS[args[0]][0])
+            if args[0] in lazy:
+                self.load(lazy[args[0]][0])
             else:  # not a command: load them all, so that "did you mean" knows every name
-                for module_name in dict.fromkeys(module for module, _ in LAZY_COMMANDS.values()):
+                for module_name in dict.fromkeys(module for module, _ in lazy.values()):
                     self.load(module_name)
         return super().resolve_command(ctx, args)
 

@@ -1,35 +1,64 @@
 """``sweepbench bench list|estimate|run|stop|sweep|runs|sweeps|show|export|rescore``: parsing
 and rendering only (the rules are in ``sweepbench.bench``; each job has its module: ``bench_list``,
-``bench_run``, ``bench_stop``, ``bench_sweep``, ``bench_show``, and ``bench_options`` for what
-they share)."""
+``bench_run``, ``bench_stop``, ``bench_sweep``, ``bench_show``, ``bench_rescore``, and
+``bench_options`` for what they share). Each module is imported only when one of its commands
+runs or shows its help, as the top-level commands are (``cli.app.LazyGroup``): ``bench run``
+does not load the scorers, the sweeps or the listing."""
 
 from __future__ import annotations
 
 import typer
 
-from sweepbench.cli.bench_list import list_command
-from sweepbench.cli.bench_rescore import rescore_command
-from sweepbench.cli.bench_run import estimate_command, run_command
-from sweepbench.cli.bench_show import export_command, runs_command, show_command
-from sweepbench.cli.bench_stop import stop_command, sweep_stop_command
-from sweepbench.cli.bench_sweep import sweep_command, sweeps
+from sweepbench.cli.app import LazyGroup
+
+BENCH_COMMANDS: dict[str, tuple[str, str]] = {
+    "list": (
+        "bench_list",
+        "The benchmarks and their tasks: area, items, grading and whether each can run.",
+    ),
+    "estimate": (
+        "bench_run",
+        "Price a run without calling any model: every problem at once, low and high per role.",
+    ),
+    "run": (
+        "bench_run",
+        "Run a benchmark: estimate, confirm, answer and score every item, store as it goes.",
+    ),
+    "stop": ("bench_stop", "Stop a running benchmark run, wherever it runs; its answers are kept."),
+    "runs": ("bench_show", "Stored benchmark runs, newest first."),
+    "show": ("bench_show", "A run's outcome and scores: per area and task, with 95% intervals."),
+    "export": (
+        "bench_show",
+        "Write a run's answers, failures and spend as JSONL and its summary as CSV and JSON.",
+    ),
+    "rescore": (
+        "bench_rescore",
+        "Grade a stored run's answers again by another scoring version, into a new run (no model\n"
+        "calls; judged answers keep their verdicts; the original run is left as it is).",
+    ),
+    "sweep": (
+        "bench_sweep",
+        "Sweep a benchmark: the same questions under several settings, compared on the same items.",
+    ),
+    "sweeps": ("bench_sweep", "Stored benchmark sweeps: list, show, export, stop."),
+}
+"""``bench``'s commands in listing order: name → (its module under ``sweepbench.cli``, which
+has ``register(app)``; the line ``bench --help`` shows, the command's own first paragraph —
+``tests/test_imports.py`` checks them)."""
+
+
+class BenchGroup(LazyGroup):
+    """``sweepbench bench``: lists :data:`BENCH_COMMANDS` and imports one's module to run it."""
+
+    lazy_commands = BENCH_COMMANDS
+
 
 bench = typer.Typer(
     name="bench",
+    cls=BenchGroup,
     help="Benchmarks: whole question sets, estimated first, resumable, scored with intervals.",
     no_args_is_help=True,
 )
-bench.command("list")(list_command)
-bench.command("estimate")(estimate_command)
-bench.command("run")(run_command)
-bench.command("stop")(stop_command)
-bench.command("runs")(runs_command)
-bench.command("show")(show_command)
-bench.command("export")(export_command)
-bench.command("rescore")(rescore_command)
-bench.command("sweep")(sweep_command)
-sweeps.command("stop")(sweep_stop_command)
-bench.add_typer(sweeps)
 
 
 def register(app: typer.Typer) -> None:

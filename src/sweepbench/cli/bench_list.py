@@ -104,3 +104,8 @@ def _print_benchmark(benchmark: Benchmark, chosen_scope: Any) -> None:
             err.print(Text.assemble(("skipped", "yellow"), f" {problem}"), highlight=False)
     for problem in benchmark.problems:  # data text: never read as markup
         err.print(Text.assemble(("problem", "yellow"), f" {problem}"), highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``bench list`` (loaded by ``cli.bench.BENCH_COMMANDS``)."""
+    app.command("list")(list_command)

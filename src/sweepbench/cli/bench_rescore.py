@@ -71,3 +71,8 @@ def rescore_command(
         typer.echo(json.dumps(result.as_json(), indent=2, ensure_ascii=False))
         return
     print_rescored(result)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``bench rescore`` (loaded by ``cli.bench.BENCH_COMMANDS``)."""
+    app.command("rescore")(rescore_command)

@@ -321,3 +321,9 @@ def _plan_json(prepared: PreparedRun) -> dict[str, Any]:
     from sweepbench.bench.plan_json import plan_json
 
     return plan_json(prepared)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``bench estimate`` and ``bench run`` (loaded by ``cli.bench.BENCH_COMMANDS``)."""
+    app.command("estimate")(estimate_command)
+    app.command("run")(run_command)

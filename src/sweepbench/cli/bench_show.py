@@ -179,3 +179,11 @@ def export_command(
         written = export_run(store, run_id, directory)
     for path in written:
         out.print(str(path), highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``bench runs``, ``bench show`` and ``bench export`` (loaded by
+    ``cli.bench.BENCH_COMMANDS``)."""
+    app.command("runs")(runs_command)
+    app.command("show")(show_command)
+    app.command("export")(export_command)

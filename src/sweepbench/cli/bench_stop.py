@@ -151,3 +151,9 @@ def sweep_stop_command(
 
 def _is(run: RunRow) -> str:
     return f"is {_words(run)}"
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``bench stop`` (loaded by ``cli.bench.BENCH_COMMANDS``; ``bench sweeps stop`` is
+    ``bench_sweep``'s)."""
+    app.command("stop")(stop_command)

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from sweepbench.bench.sweeps.run import BenchSweepRunner, SweepOutcome
     from sweepbench.store import Store
 from sweepbench.axes import AXES
+from sweepbench.cli.bench_stop import sweep_stop_command
 
 text_out = Console(markup=False, highlight=False)
 """Standard output: labels and verdicts name models and values the user typed (text only)."""
@@ -284,3 +285,12 @@ def export_command(
     target = out_dir / sweep_id
     for path in result.export(target):
         text_out.print(str(path))
+
+
+sweeps.command("stop")(sweep_stop_command)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``bench sweep`` and ``bench sweeps …`` (loaded by ``cli.bench.BENCH_COMMANDS``)."""
+    app.command("sweep")(sweep_command)
+    app.add_typer(sweeps)

@@ -67,22 +67,42 @@ def load_declared(path: Path, *, allow_data_outside: bool = False) -> Benchmark:
     ``BENCHMARK``; a folder holding ``benchmark.yaml`` also works). A declaration with mistakes
     raises one DataError listing them all; bad rows and missing data files are kept on the tasks
     as problems. A task's data must be inside the declaration's folder unless
-    ``allow_data_outside``; a task whose data is not is kept as missing, saying why."""
+    ``allow_data_outside``; a task whose data is not is kept as missing, saying why. A YAML
+    declaration loaded before is read back from the cache while none of its files changed
+    (:mod:`~sweepbench.bench.sources.cache`)."""
     path = _declaration_file(Path(path).expanduser())
+    if path.suffix.lower() == ".py":  # a module may read anything: never cached
+        return _load(path, allow_data_outside)[0]
+    from sweepbench.bench.sources.cache import cached_load
+
+    return cached_load(
+        path, allow_data_outside, dict(SCORERS), lambda: _load(path, allow_data_outside)
+    )
+
+
+def _load(path: Path, allow_data_outside: bool) -> tuple[Benchmark, list[Path] | None]:
+    """The declaration at ``path`` loaded from its data, and every file the load read or
+    looked for, the declaration first (None: it read what the cache cannot watch, a Hugging
+    Face dataset from the library's own cache)."""
     raw, text = _read_declaration(path)
     declaration = _validated(raw, path.name)
     base = path.resolve().parent
     digest = hashlib.sha256(text)
     tasks: list[Task] = []
+    watched: list[Path] | None = [path]
     for task_declaration in declaration.tasks:
         task, files = _load_task(task_declaration, base, allow_data_outside)
         tasks.append(task)
         _hash_data(digest, task_declaration, files)
+        if task_declaration.format == "hf" or watched is None:
+            watched = None
+        else:
+            watched.append(_data_path(task_declaration.data, base))
     areas = tuple(
         Area(area.key, area.label, tuple(t for t in tasks if t.area == area.key))
         for area in declaration.areas
     )
-    return Benchmark(
+    benchmark = Benchmark(
         id=declaration.id,
         name=declaration.name,
         areas=areas,
@@ -97,6 +117,7 @@ def load_declared(path: Path, *, allow_data_outside: bool = False) -> Benchmark:
             for name, version in declaration.prompt_versions.items()
         ),
     )
+    return benchmark, watched
 
 
 def sample_benchmark() -> Benchmark:
