@@ -91,15 +91,21 @@ def estimate_call(
     effort: str,
     max_tokens: int,
     store: Store | None = None,
+    observed: dict[tuple[str, str], tuple[float, int] | None] | None = None,
 ) -> CallEstimate:
-    """Typical and ceiling cost of one call (``effort`` is the applied level)."""
+    """Typical and ceiling cost of one call (``effort`` is the applied level). ``observed``
+    remembers each model and effort's :func:`observed_utilisation` across the calls of one
+    plan, so that its cells read the store once, not once each."""
     input_tokens = estimate_input_tokens(request)
     fraction = UTILISATION.get(effort, UTILISATION["none"])
     calibrated = 0
     if store is not None:
-        observed = observed_utilisation(store, info.id, effort)
-        if observed is not None:
-            fraction, calibrated = observed
+        memo = {} if observed is None else observed
+        if (info.id, effort) not in memo:
+            memo[info.id, effort] = observed_utilisation(store, info.id, effort)
+        found = memo[info.id, effort]
+        if found is not None:
+            fraction, calibrated = found
     price = price_for(info)
     if price is None:
         return CallEstimate(info.id, input_tokens, max_tokens, fraction, calibrated, None, None)

@@ -20,7 +20,7 @@ from sweepbench.artifacts import artifact_kind
 from sweepbench.errors import UserError
 from sweepbench.models.registry import model_info
 from sweepbench.money.prices import price_for
-from sweepbench.settings import scrub
+from sweepbench.settings import scrub, secret_values
 from sweepbench.store import Store
 from sweepbench.store.schema import sweeps as sweeps_table
 from sweepbench.store.workers import dead_workers
@@ -164,22 +164,53 @@ def sweep_settings(document: dict[str, Any]) -> SweepSettings:
 
 def sweep_document(result: SweepResult) -> dict[str, Any]:
     """The whole sweep as stored and exported."""
-    plan, estimate = result.plan, result.estimate
-    prices: dict[str, Any] = {}
-    models = [cell.model for cell in plan.cells] + ([plan.judge.model] if plan.judge else [])
-    for model in models:
-        price = price_for(model_info(model))
-        prices[model] = (
-            None
-            if price is None
-            else {"in": str(price.input), "out": str(price.output), "source": price.source}
-        )
+    fixed = result.fixed_document
+    if fixed is None:  # what cannot change while the sweep runs is built once, at its first save
+        fixed = result.fixed_document = _fixed_parts(result)
     cost = result.cost_usd
     samples = _samples(result)
     return {
         "format": FORMAT,
         "version": VERSION,
         **sweep_header(result),
+        "notes": fixed["notes"],
+        "variants": fixed["variants"],
+        "estimate": fixed["estimate"],
+        "status": sweep_status(result),
+        "stopped": result.stopped,
+        "worker": result.worker,
+        "wall_s": round(result.wall_s, 4),
+        "serial_s": round(result.serial_s, 4),
+        "ran_at_once": result.ran_at_once,
+        "totals": {
+            "input_tokens": sum(s["usage"]["input_tokens"] for s in samples),
+            "output_tokens": sum(s["usage"]["output_tokens"] for s in samples),
+            "cost_usd": _money(cost),
+            "judge_cost_usd": _money(result.judge_cost_usd),
+        },
+        "prices_used": fixed["prices_used"],
+        "cells": samples,
+        "comparison": result.comparison,
+    }
+
+
+def _fixed_parts(result: SweepResult) -> dict[str, Any]:
+    """The parts of a sweep's document that its run does not change: the plan's notes and
+    variants, the estimate, and the price of each model (looked up once a sweep, not once a
+    write: a sweep of twelve calls is written fourteen times)."""
+    plan, estimate = result.plan, result.estimate
+    prices: dict[str, Any] = {}
+    models = [cell.model for cell in plan.cells] + ([plan.judge.model] if plan.judge else [])
+    for model in models:
+        if model in prices:
+            continue
+        price = price_for(model_info(model))
+        prices[model] = (
+            None
+            if price is None
+            else {"in": str(price.input), "out": str(price.output), "source": price.source}
+        )
+    return {
         "notes": list(plan.notes),
         "variants": [
             {
@@ -207,21 +238,7 @@ def sweep_document(result: SweepResult) -> dict[str, Any]:
             ],
             "judge_ceiling_usd": _money(estimate.judge_ceiling),
         },
-        "status": sweep_status(result),
-        "stopped": result.stopped,
-        "worker": result.worker,
-        "wall_s": round(result.wall_s, 4),
-        "serial_s": round(result.serial_s, 4),
-        "ran_at_once": result.ran_at_once,
-        "totals": {
-            "input_tokens": sum(s["usage"]["input_tokens"] for s in samples),
-            "output_tokens": sum(s["usage"]["output_tokens"] for s in samples),
-            "cost_usd": _money(cost),
-            "judge_cost_usd": _money(result.judge_cost_usd),
-        },
         "prices_used": prices,
-        "cells": samples,
-        "comparison": result.comparison,
     }
 
 
@@ -244,26 +261,24 @@ def sweep_status(result: SweepResult) -> str:
 def save_sweep(store: Store, result: SweepResult) -> None:
     """Insert or update the sweep's row with its current document."""
     document = sweep_document(result)
+    secrets = secret_values()  # read once for both scrubbed columns
     values = {
         "task": result.plan.kind_name,  # the column keeps its name
         "axis": result.plan.axis,
-        "prompt": scrub(result.plan.prompt),
+        "prompt": scrub(result.plan.prompt, secrets),
         "status": document["status"],
         "cells": len(result.plan.cells),
         "wall_s": result.wall_s,
         "serial_s": result.serial_s,
         "cost_usd": result.cost_usd,
-        "document": scrub(json.dumps(document, ensure_ascii=False)),  # no key is ever stored
+        # no key is ever stored
+        "document": scrub(json.dumps(document, ensure_ascii=False), secrets),
         "finished_at": None if document["status"] == "running" else datetime.now(UTC),
         "worker": result.worker,
     }
-    with store.begin() as conn:
-        exists = conn.execute(
-            sa.select(sweeps_table.c.id).where(sweeps_table.c.id == result.id)
-        ).first()
-        if exists:
-            conn.execute(sweeps_table.update().where(sweeps_table.c.id == result.id).values(values))
-        else:
+    with store.begin() as conn:  # an update, and an insert the first time (one statement after)
+        where = sweeps_table.c.id == result.id
+        if not conn.execute(sweeps_table.update().where(where).values(values)).rowcount:
             conn.execute(
                 sweeps_table.insert().values(id=result.id, created_at=result.created_at, **values)
             )

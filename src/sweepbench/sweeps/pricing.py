@@ -293,6 +293,7 @@ def estimate_plan(plan: Plan, store: Store | None = None) -> SweepEstimate:
     """Price and time every call of the plan (the same list the run uses)."""
     cells: dict[int, CellEstimate] = {}
     paces: dict[str, Pace | None] = {}
+    observed: dict[tuple[str, str], tuple[float, int] | None] = {}  # the store read once a model
     for planned in plan.calls():
         cell = planned.cell
         if cell.index in cells:
@@ -304,6 +305,7 @@ def estimate_plan(plan: Plan, store: Store | None = None) -> SweepEstimate:
             effort=cell.effort_applied,
             max_tokens=cell.max_tokens,
             store=store,
+            observed=observed,
         )
         seconds = _call_seconds(info, planned.request, cell, call, store, paces)
         judge = None

@@ -139,6 +139,9 @@ class SweepResult:
     comparison: dict[str, Any] | None = None
     """With a judge and repeats, once the sweep ends: every cell against the best, paired by
     repeat number (``sweeps.judge.compare_cells``)."""
+    fixed_document: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    """The parts of the stored document the run does not change (notes, variants, estimate,
+    prices used), built at the first write (``history.sweep_document``)."""
 
     @property
     def serial_s(self) -> float:
