@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.engine import Connection
 
-from sweepbench.bench.claims import ItemClaims
+from sweepbench.bench.claims import ClaimedItems, ItemClaims
 from sweepbench.bench.dialogue.bench_item import RETRY_DELAY_S
 from sweepbench.bench.dialogue.storage import StoredTurn, write_turns
 from sweepbench.bench.items import Item, Task
@@ -80,10 +80,11 @@ any process or machine) at least this often, and at most every :data:`STOP_POLL_
 group commits: one read of its row by its key."""
 STOP_POLL_S = 0.25
 WRITE_BATCH = 512
-CLAIM_BATCH = 16
-"""Items a worker of a shared run claims at a time (``--workers``)."""
 """Answers waiting to be written after which a worker lets the writer run (an instantly
 answering model never yields to the event loop on its own)."""
+CLAIM_BATCH = 16
+"""Items a worker of a shared run (``--workers``) claims first, and at least, at a time; a
+fast worker claims more (:class:`~sweepbench.bench.claims.ClaimSizes`)."""
 
 
 class BenchRunner(ItemAnswering, SessionRecording):
@@ -168,6 +169,7 @@ class BenchRunner(ItemAnswering, SessionRecording):
         self._claim_batch = max(1, claim_batch)
         self._on_started = on_started
         self._claims: ItemClaims | None = None
+        self._claimed_items: ClaimedItems[Item] | None = None
         previous = prepared.previous
         self._joining = bool(
             shared and previous is not None and previous.settings.get("claims")
@@ -248,10 +250,10 @@ class BenchRunner(ItemAnswering, SessionRecording):
         items = list(self.plan.items)
         queue_index = 0
         by_key = {item.key: item for item in items} if self.shared else {}
-        claimed: list[Item] = []
         worker_id = store_worker(self.store.engine) if self.shared else ""
         if self.shared:
             self._claims = ItemClaims(self.store, self.run_id)
+            self._claimed_items = ClaimedItems(self._claims, worker_id, by_key, self._claim_batch)
             if not self._joining:  # the session's first worker queues what is left to answer;
                 self._claims.clear()  # a joining one only claims (its own snapshot of what
                 self._claims.enqueue(list(by_key))  # is left may already be out of date)
@@ -262,14 +264,8 @@ class BenchRunner(ItemAnswering, SessionRecording):
             nonlocal queue_index
             if self._stopping:
                 return None
-            if self._claims is not None:  # shared: the next items no other worker holds
-                if not claimed:
-                    keys = self._claims.claim(worker_id, self._claim_batch)
-                    unknown = [k for k in keys if k not in by_key]
-                    if unknown:  # queued by a worker with another plan: give them back
-                        self._claims.release(worker_id, unknown)
-                    claimed.extend(by_key[k] for k in keys if k in by_key)
-                return claimed.pop(0) if claimed else None
+            if self._claimed_items is not None:  # shared: the next items no other worker holds
+                return self._claimed_items.next()
             if queue_index >= len(items):
                 return None
             item = items[queue_index]
@@ -416,5 +412,14 @@ class BenchRunner(ItemAnswering, SessionRecording):
             self._holds.settle_in(conn)
             if self._claims is not None:  # answered: off the queue, in the answers' commit
                 self._claims.finish(conn, (a.key for a in answers))
+            if self._claimed_items is not None and not self._stopping:
+                self._claimed_items.top_up(conn)  # more claims under the same write lock
 
-        self.runs.write(self.run_id, answers, spend, also=calls_and_money)
+        try:
+            self.runs.write(self.run_id, answers, spend, also=calls_and_money)
+        except BaseException:
+            if self._claimed_items is not None:
+                self._claimed_items.rolled_back()
+            raise
+        if self._claimed_items is not None:
+            self._claimed_items.committed()
