@@ -178,7 +178,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--child", choices=("floor", "run"))
     parser.add_argument("--folder", type=Path)
+    parser.add_argument(
+        "--quick", action="store_true", help="a few items, once (CI: no figure judged)"
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.items, args.repeats = 200, 1
     if args.child:
         part = child_floor if args.child == "floor" else child_run
         print(json.dumps(part(args.items, args.folder)))

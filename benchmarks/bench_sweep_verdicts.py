@@ -52,7 +52,12 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--tasks", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--quick", action="store_true", help="a few items, once (CI: no figure judged)"
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.settings, args.items, args.resamples, args.tasks, args.repeats = 3, 300, 200, 2, 1
     settings = make_settings(args.settings, args.items, args.tasks)
     values = np.random.default_rng(1).random(args.items)  # distinct: the index-matrix draw
     left = np.random.default_rng(2).random((args.resamples, args.items))

@@ -143,7 +143,12 @@ def main() -> None:
     parser.add_argument("--help-runs", type=int, default=7)
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--quick", action="store_true", help="a few items, once (CI: no figure judged)"
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.sizes, args.small, args.help_runs = "200,400", 100, 1
     if args.child:
         child(json.loads(args.child))
         return

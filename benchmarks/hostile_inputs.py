@@ -150,7 +150,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--json", type=Path, help="also write the rows to this file")
+    parser.add_argument("--quick", action="store_true", help="once each (CI: that it runs)")
     args = parser.parse_args()
+    if args.quick:
+        args.reps = 1
     rows: list[dict[str, Any]] = []
     for measure in (json_rows, sculpture_rows, declaration_rows, bootstrap_rows, elbench_rows):
         try:

@@ -186,7 +186,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", "-n", type=int, default=7, help="processes per row")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--quick", action="store_true", help="one process a row (CI)")
     args = parser.parse_args()
+    if args.quick:
+        args.repeats = 1
     result = measure(args.repeats)
     print(render(result))
     if args.json:

@@ -373,7 +373,10 @@ def main() -> None:
     parser.add_argument("--n-ctx", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--threads", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--repeat-penalty", type=float, help=argparse.SUPPRESS)
+    parser.add_argument("--quick", action="store_true", help="16 tokens, one run an arm (CI)")
     args = parser.parse_args()
+    if args.quick and not args.worker:
+        args.reps, args.tokens = 1, 16
     if args.worker:
         result = worker_raw(args) if args.worker == "raw" else worker_sweepbench(args)
         result["peak_rss_mb"] = _peak_rss_mb()

@@ -19,6 +19,7 @@ noisy, so ratios matter more than seconds):
 Every ``bench run`` is a fresh subprocess with its own ``SWEEPBENCH_HOME``.
 
     python benchmarks/scale_workers.py [--postgres URL] [--json out.json]
+    python benchmarks/scale_workers.py --quick      # a few items, local workers: that it runs
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ def throughput(tmp: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
     model = f"scripted/guess?accuracy=0.9&ttft={args.latency}"
     rows = []
     for executor in args.executors:
-        for workers in (1, 2, 4):
+        for workers in args.workers:
             got = bench_run(path, model, workers=workers, executor=executor, concurrency=1,
                             postgres=None)  # fmt: skip
             rate = got["items"] / got["span_s"]
@@ -209,7 +210,15 @@ def main() -> None:
     parser.add_argument("--parts", default="throughput,overhead,store")
     parser.add_argument("--postgres", default=None, help="a throwaway database (wiped)")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument(
+        "--quick", action="store_true", help="a few items, local workers, once (CI)"
+    )
     args = parser.parse_args()
+    args.workers = (1, 2, 4)
+    if args.quick:
+        args.latency, args.slow_items, args.fast_items = 0.05, 8, 200
+        args.claim_items, args.ledger_txns, args.executors = 200, 20, "local"
+        args.workers = (1, 2)
     args.executors = args.executors.split(",")
     parts = args.parts.split(",")
     out: dict[str, Any] = {"cpus": os.cpu_count()}

@@ -23,6 +23,7 @@ touched):
 
     python benchmarks/sweep_concurrency.py                  # 7 trials each, 21 stop-all trials
     python benchmarks/sweep_concurrency.py --trials 11 --json sweep_concurrency.json
+    python benchmarks/sweep_concurrency.py --quick          # one trial each: that it runs (CI)
 
 Timings are ratios against a baseline measured in the same run (the slowest call's own time)
 or latencies of a few milliseconds; nothing is compared with a fixed number of seconds.
@@ -396,7 +397,10 @@ def main() -> None:
         "--stop-trials", type=int, default=None, help="stop-all trials (default 3 × --trials)"
     )
     parser.add_argument("--json", type=Path, default=None, help="write every figure here")
+    parser.add_argument("--quick", action="store_true", help="one trial of each (CI)")
     args = parser.parse_args()
+    if args.quick:
+        args.trials, args.stop_trials = 1, 1
     trials = max(1, args.trials)
     stop_trials = max(1, args.stop_trials if args.stop_trials is not None else 3 * trials)
 

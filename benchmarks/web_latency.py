@@ -7,6 +7,7 @@ records when each canvas's ``data-elements`` count grew (``Date.now()``, same ma
 clock). Latency of element k = first time the canvas showed ≥ k+1 elements − its emission time.
 
     python benchmarks/web_latency.py [--cells 6] [--tps 60] [--runs 3]
+    python benchmarks/web_latency.py --quick     # 2 fast cells, one run: that it works (CI)
 
 Prints p50 / p95 / max per run and overall, with the ticker interval for scale (the page polls
 every TICK_MS; the rest is the callback round trip and Excalidraw's update).
@@ -51,20 +52,25 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[max(0, min(len(ordered) - 1, round(q * len(ordered) + 0.5) - 1))]
 
 
+FINISHED = "/variants in [\\d.]+s wall clock/.test(document.querySelector('#status').innerText)"
+"""The page's status line once the sweep has finished."""
+
+
 def one_run(pg: Any, base_url: str, runner: SweepRunner, cells: int, tps: int) -> list[float]:
     """One sweep from the page; the latencies (ms) of every element of every cell."""
-    from tests.web.test_sweep_page import _finished, _pick_models
+    from tests.web.browser import pick_models
 
     pg.goto(base_url)
     pg.wait_for_selector("#estimate:not(:empty)")
-    _pick_models(pg, [f"scripted/sketch?tps={tps + i}" for i in range(cells)])
+    pick_models(pg, [f"scripted/sketch?tps={tps + i}" for i in range(cells)])
     pg.fill("#prompt", "a payments service")
     pg.wait_for_selector("#run:not([disabled])")
     pg.click("#run")
     pg.wait_for_function(f"document.querySelectorAll('[data-elements]').length === {cells}")
     pg.evaluate(OBSERVER)
     pg.set_default_timeout(120_000)
-    _finished(pg)
+    pg.wait_for_function(FINISHED)
+    pg.wait_for_selector("#stop[disabled]")
     pg.wait_for_timeout(600)
     growth = pg.evaluate("window.__growth")
     live = runner.recent()[-1]
@@ -84,7 +90,10 @@ def main() -> None:
     parser.add_argument("--cells", type=int, default=6)
     parser.add_argument("--tps", type=int, default=60)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="2 fast cells, one run (CI)")
     args = parser.parse_args()
+    if args.quick:
+        args.cells, args.tps, args.runs = 2, 400, 1
     os.environ["SWEEPBENCH_HOME"] = tempfile.mkdtemp(prefix="sweepbench-latency-")
     os.environ["SWEEPBENCH_CALLS_PER_HOUR"] = "10000"
 
