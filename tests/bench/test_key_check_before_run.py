@@ -16,7 +16,7 @@ from sweepbench.cli.app import app
 from sweepbench.models import openrouter
 from tests.servers import OpenRouterServer
 
-KEY = "sk-or-v1-fake-key-for-the-check-0123456789"
+KEY = "test-only-openrouter-key-for-the-check"
 MODEL = "openrouter/openai/gpt-5.6-luna"  # in the fake's catalogue: priced
 RUN = ["bench", "run", "sample", "--preset", "auto-checked", "--per-task", "1", "--model", MODEL]
 
@@ -50,7 +50,7 @@ def test_an_accepted_key_is_said_with_its_credit_and_the_run_goes_on(
 def test_a_rejected_key_refuses_the_run_before_any_call(
     fake: OpenRouterServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-v1-not-the-right-key-000000000")
+    monkeypatch.setenv("OPENROUTER_API_KEY", "test-only-not-the-right-key")
     result = CliRunner().invoke(app, [*RUN, "--yes"])
     assert result.exit_code == 2
     assert KEY_REJECTED in _said(result)

@@ -27,7 +27,7 @@ from tests.adapters import run
 from tests.servers import HttpError, OpenRouterServer
 from tests.servers.openrouter import openrouter_endpoint
 
-KEY = "sk-or-v1-fake-key-for-the-routes-0123456789"
+KEY = "test-only-openrouter-key-for-the-routes"
 NAME = "mistralai/mistral-small-3.2"  # in the fake's catalogue
 MODEL = f"openrouter/{NAME}"
 

@@ -21,7 +21,7 @@ from tests.servers import OpenRouterServer
 from tests.web.browser import TIMEOUT_MS, RecordedPage, ServedApp
 
 expect = pytest.importorskip("playwright.sync_api").expect
-KEY = "sk-or-v1-typed-on-the-page-0123456789abcdef"
+KEY = "test-only-key-typed-on-the-page"
 MODEL = "openrouter/openai/gpt-5.6-luna"  # in the fake's catalogue: priced
 ACCEPTED = "Key accepted. This key has $9.75 of credit left."
 
@@ -102,7 +102,7 @@ def test_an_accepted_key_is_said_with_its_credit_and_the_run_goes_on_keeping_no_
 def test_a_rejected_key_refuses_the_run_before_any_call(
     page: RecordedPage, app: App, fake: OpenRouterServer
 ) -> None:
-    _run(page, app, "sk-or-v1-not-the-right-key-000000000")
+    _run(page, app, "test-only-not-the-right-key")
     _refused(page, KEY_REJECTED)
     assert fake.key_fetches == 1 and _chats(fake) == 0
     assert BenchStore(app.store).runs() == []
